@@ -1,0 +1,45 @@
+"""The planner's entry point: solve, validate, and say how good the plan is."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .bound import lower_bound
+from .heuristics import pack_heuristic
+from .problem import Problem, Solution
+from .validate import validate
+
+
+@dataclass(frozen=True)
+class PackResult:
+    problem: Problem
+    solution: Solution
+    lower_bound: int
+    peak: int
+    seconds: float
+
+    @property
+    def fits(self) -> bool | None:
+        """None when the problem has no capacity to fit."""
+        if self.problem.capacity is None:
+            return None
+        return self.peak <= self.problem.capacity
+
+    @property
+    def ratio(self) -> float:
+        return self.peak / self.lower_bound if self.lower_bound else 1.0
+
+    @property
+    def strategy(self) -> str:
+        return self.solution.strategy
+
+
+def plan(problem: Problem) -> PackResult:
+    """Pack with the heuristics; the plan returned has been validated."""
+    started = time.perf_counter()
+    solution = pack_heuristic(problem)
+    seconds = time.perf_counter() - started
+    # A heuristic plan may exceed the capacity; that is reported, not hidden.
+    validate(problem, solution, check_capacity=False)
+    return PackResult(problem, solution, lower_bound(problem), solution.peak(problem), seconds)
