@@ -26,7 +26,7 @@ DEFAULT_ORDERS = ("WAT", "TAW", "TWA")
 
 @dataclass(frozen=True)
 class Decision:
-    status: str  # "feasible" | "infeasible" | "timeout"
+    status: str  # "feasible" | "infeasible" | "timeout" | "unknown" (node budget spent)
     offsets: tuple[int, ...] | None
     nodes: int
 
@@ -52,13 +52,20 @@ class Decider:
         s = self.sweep
         return np.flatnonzero((s.section_lo < hi) & (s.section_hi > lo)).astype(np.int64)
 
-    def decide(self, peak: int, deadline: float = math.inf) -> Decision:
-        """Find offsets with every buffer below `peak`, or prove there are none."""
+    def decide(
+        self, peak: int, deadline: float = math.inf, node_budget: int | None = None
+    ) -> Decision:
+        """Find offsets with every buffer below `peak`, or prove there are none.
+
+        Gives up with "unknown" once a round's node limit passes `node_budget`.
+        """
         n = len(self.problem.buffers)
         nodes = 0
         limit = max(n, 1)
         while True:
             limit *= 2
+            if node_budget is not None and limit > node_budget:
+                return Decision("unknown", None, nodes)
             for keys in self.orders:
                 status, offsets, used = self._attempt(peak, keys, limit, deadline)
                 nodes += used

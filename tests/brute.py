@@ -1,0 +1,45 @@
+"""A tiny exhaustive packer, independent of memplan's solvers, for checking them."""
+
+from __future__ import annotations
+
+from memplan.pack import Problem
+
+
+def brute_force_peak(problem: Problem) -> int:
+    """Smallest peak over every assignment of offsets (tiny problems only).
+
+    Tries every aligned offset below the best peak so far for each buffer in
+    turn, rejecting overlaps as it goes.
+    """
+    buffers = problem.buffers
+    best = sum(b.size for b in buffers) + max(
+        (b.offset or 0) + max(b.alignment, 1) for b in buffers
+    ) if buffers else 0
+    offsets: list[int] = []
+
+    def clashes(i: int, off: int) -> bool:
+        b = buffers[i]
+        return any(
+            b.overlaps_in_time(buffers[j])
+            and off < offsets[j] + buffers[j].size
+            and offsets[j] < off + b.size
+            for j in range(i)
+        )
+
+    def extend(i: int, top: int) -> None:
+        nonlocal best
+        if top >= best:
+            return
+        if i == len(buffers):
+            best = top
+            return
+        b = buffers[i]
+        choices = [b.offset] if b.offset is not None else range(0, best - b.size, b.alignment)
+        for off in choices:
+            if off + b.size < best and not clashes(i, off):
+                offsets.append(off)
+                extend(i + 1, max(top, off + b.size))
+                offsets.pop()
+
+    extend(0, 0)
+    return best

@@ -1,0 +1,174 @@
+"""The exact solver: optimal on what brute force can check, honest about the rest."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from brute import brute_force_peak
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memplan.pack import Buffer, Problem, lower_bound, read_problem, validate
+from memplan.pack.exact import ExactResult, solve_exact
+from memplan.pack.heuristics import pack_heuristic
+from memplan.pack.planner import plan_exact
+
+DATA = Path("/work/shared/data/minimalloc")
+
+
+def buf(name: str, start: int, end: int, size: int, alignment: int = 1,
+        offset: int | None = None) -> Buffer:
+    return Buffer(name, start, end, size, alignment, offset)
+
+
+def check_plan(problem: Problem, result: ExactResult) -> None:
+    assert result.solution is not None
+    validate(problem, result.solution, check_capacity=False)
+    assert result.peak == result.solution.peak(problem)
+    assert result.best_bound <= result.peak
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled() -> None:
+    """Load (or compile, on a fresh checkout) the search before anything is timed."""
+    solve_exact(Problem([buf("a", 0, 2, 3), buf("b", 1, 3, 2)], 4), minimize=True)
+
+
+# Tiny problems whose optimum brute force finds.
+SMALL = {
+    "example": [buf("b1", 0, 3, 4), buf("b2", 3, 9, 4), buf("b3", 0, 9, 4),
+                buf("b4", 9, 21, 4), buf("b5", 0, 21, 4)],
+    "two aligned": [buf("a", 0, 2, 3, 4), buf("b", 1, 3, 3, 4)],
+    "aligned and loose": [buf("a", 0, 4, 1), buf("b", 1, 3, 2, 2), buf("c", 2, 5, 3, 4),
+                          buf("d", 0, 2, 2)],
+    "pinned in the middle": [buf("f", 0, 4, 1, offset=1), buf("x", 1, 3, 3),
+                             buf("y", 3, 4, 2)],
+    "disjoint phases": [buf("a", 0, 1, 5), buf("b", 1, 2, 3), buf("c", 1, 2, 2),
+                        buf("d", 2, 3, 4)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_minimize_matches_brute_force(name: str) -> None:
+    problem = Problem(SMALL[name])
+    result = solve_exact(problem, minimize=True)
+    check_plan(problem, result)
+    assert result.status == "optimal"
+    assert result.peak == result.best_bound == brute_force_peak(problem)
+
+
+def test_alignment_and_pinned_offsets_are_respected() -> None:
+    problem = Problem(SMALL["aligned and loose"] + [buf("p", 0, 5, 2, 2, offset=6)])
+    result = solve_exact(problem, minimize=True)
+    check_plan(problem, result)
+    offsets = dict(zip((b.id for b in problem.buffers), result.solution.offsets, strict=True))
+    assert offsets["p"] == 6
+    assert offsets["b"] % 2 == 0 and offsets["c"] % 4 == 0
+    assert result.peak == brute_force_peak(problem)
+
+
+@pytest.mark.parametrize("name,capacity", [("two aligned", 6), ("pinned in the middle", 4)])
+def test_infeasible_capacity_is_proven(name: str, capacity: int) -> None:
+    problem = Problem(SMALL[name], capacity)
+    assert lower_bound(problem) <= capacity  # the bound alone does not rule it out
+    result = solve_exact(problem, time_limit=30)
+    assert result.status == "infeasible"
+    assert result.solution is None and result.best_bound > capacity
+
+
+def test_capacity_below_the_bound_is_infeasible_at_once() -> None:
+    problem = Problem([buf("a", 0, 2, 3), buf("b", 1, 3, 2)], 4)
+    result = solve_exact(problem)
+    assert result.status == "infeasible" and result.nodes == 0
+
+
+def test_fits_the_capacity_when_heuristics_do_not() -> None:
+    problem = read_problem(DATA / "C.1048576.csv")
+    assert pack_heuristic(problem).peak(problem) > problem.capacity
+    result = solve_exact(problem, time_limit=60)
+    check_plan(problem, result)
+    assert result.status in ("feasible", "optimal")
+    validate(problem, result.solution)  # within capacity too
+
+
+def test_minimize_proves_optimum_at_the_bound() -> None:
+    problem = read_problem(DATA / "C.1048576.csv")
+    result = solve_exact(problem, minimize=True, time_limit=60)
+    check_plan(problem, result)
+    assert result.status == "optimal" and result.peak == lower_bound(problem)
+
+
+def test_same_result_twice() -> None:
+    problem = read_problem(DATA / "C.1048576.csv")
+    first = solve_exact(problem, time_limit=60)
+    second = solve_exact(problem, time_limit=60)
+    assert first.solution.offsets == second.solution.offsets
+    assert (first.status, first.nodes) == (second.status, second.nodes)
+
+
+def test_time_limit_is_honoured() -> None:
+    # D's optimum lies between its bound and its capacity; closing that gap takes
+    # far longer than the limit, so the solver must stop on time with a valid plan.
+    problem = read_problem(DATA / "D.1048576.csv")
+    limit = 3.0
+    started = time.perf_counter()
+    result = solve_exact(problem, minimize=True, time_limit=limit)
+    elapsed = time.perf_counter() - started
+    assert elapsed <= 1.1 * limit
+    check_plan(problem, result)
+    if result.status == "timeout":
+        assert result.peak >= result.best_bound >= lower_bound(problem)
+
+
+def test_bad_time_limit_is_refused() -> None:
+    with pytest.raises(ValueError, match="time limit"):
+        solve_exact(Problem([buf("a", 0, 1, 1)], 1), time_limit=-1)
+
+
+def test_plan_exact_reports_status_and_bound() -> None:
+    problem = read_problem(DATA / "example.12.csv")
+    result = plan_exact(problem, minimize=True)
+    assert result.status == "optimal" and result.proven_bound == result.peak == 12
+    assert result.fits
+
+
+@st.composite
+def problems(draw: st.DrawFn, max_buffers: int = 6) -> Problem:
+    n = draw(st.integers(1, max_buffers))
+    buffers = []
+    for i in range(n):
+        start = draw(st.integers(0, 6))
+        end = draw(st.integers(start + 1, 8))
+        size = draw(st.integers(1, 6))
+        alignment = draw(st.sampled_from([1, 1, 2, 4]))
+        buffers.append(buf(f"b{i}", start, end, size, alignment))
+    return Problem(buffers)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_property_optimal_and_never_worse_than_heuristics(problem: Problem) -> None:
+    result = solve_exact(problem, minimize=True, time_limit=20)
+    check_plan(problem, result)
+    assert result.status == "optimal"
+    assert result.peak >= lower_bound(problem)
+    assert result.peak <= pack_heuristic(problem).peak(problem)
+    if len(problem.buffers) <= 5:
+        assert result.peak == brute_force_peak(problem)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(max_buffers=14), st.integers(0, 8))
+def test_property_decision_agrees_with_minimum(problem: Problem, slack: int) -> None:
+    optimum = solve_exact(problem, minimize=True, time_limit=20)
+    assert optimum.status == "optimal"
+    capacity = lower_bound(problem) + slack
+    decided = solve_exact(problem, capacity=capacity, time_limit=20)
+    if optimum.peak <= capacity:
+        assert decided.status in ("feasible", "optimal")
+        check_plan(problem, decided)
+        assert decided.peak <= capacity
+    else:
+        assert decided.status == "infeasible"
