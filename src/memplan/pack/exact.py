@@ -131,9 +131,9 @@ class _Run:
     def minimize(self, capacity: int | None) -> ExactResult:
         # A plan that fits the capacity is what the caller needs first; when the
         # bound equals the capacity, as it often does, that plan is also optimal.
-        if capacity is not None and self.bound <= capacity < self.best_peak:
-            if self._ask(capacity).status == "timeout":
-                return self._result("timeout")
+        needs_fit = capacity is not None and self.bound <= capacity < self.best_peak
+        if needs_fit and self._ask(capacity).status == "timeout":
+            return self._result("timeout")
         budget = FIRST_NODE_BUDGET
         unknown_at: dict[int, int] = {}  # target -> budget it was left unknown with
         while self.bound < self.best_peak:
