@@ -1,0 +1,140 @@
+"""Placement rules, one test each, over census records built by hand."""
+
+from __future__ import annotations
+
+from memplan.analysis.census import Allocation
+from memplan.analysis.devices import DeviceUse
+from memplan.ir import SourceLoc
+from memplan.place import Request, place
+from memplan.place.requests import build_requests
+from memplan.targets import load_target
+
+_line = iter(range(1, 10_000))
+
+
+def alloc(nbytes: int | None, lifetime: tuple[int, int] = (0, 10), function: str = "f",
+          space: str | None = None, op: str = "memref.alloc") -> Allocation:
+    line = next(_line)
+    return Allocation(
+        op_name=op, function=function, location=SourceLoc("t.mlir", line, 5),
+        element_type="i8", shape=(nbytes,), element_bytes=1, exact_bytes=nbytes,
+        bound_bytes=nbytes, unbounded_reason=None if nbytes else "size depends on %n",
+        memory_space=space, loop_depth=0, lifetime=lifetime)
+
+
+def cpu(*allocations: Allocation) -> list[Request]:
+    return [Request(a, ("cpu",)) for a in allocations]
+
+
+def spaces(placement) -> list[str | None]:
+    return [d.space for d in placement.decisions]
+
+
+def test_x86_small_on_stack_large_on_heap():
+    result = place(cpu(alloc(256), alloc(64 * 1024)), load_target("x86_64"))
+    assert spaces(result) == ["stack", "heap"]
+    assert "over the frame limit of 32768 B" in result.decisions[1].reason
+    assert result.decisions[0].offset == 0 and result.decisions[1].offset is None
+
+
+def test_micro_spills_by_size_through_its_pools():
+    result = place(cpu(alloc(512), alloc(4096), alloc(3 << 20)), load_target("cortex-m55"))
+    assert spaces(result) == ["stack", "sram", "dram"]
+    assert "per-allocation limit of 1024 B" in result.decisions[1].reason
+    assert "over the capacity of 2097152 B" in result.decisions[2].reason
+
+
+def test_npu_touched_buffer_never_on_stack():
+    requests = [Request(alloc(512), ("cpu", "npu")), Request(alloc(512), ("cpu",))]
+    result = place(requests, load_target("cortex-m55+ethos-u55"))
+    assert spaces(result) == ["sram", "stack"]
+    assert "stack: not addressable by npu" in result.decisions[0].reason
+
+
+def test_many_small_allocations_overflowing_the_frame_spill():
+    # Ten 1 KiB buffers: each passes TVM's 1024-byte rule, together 10 KiB > 8 KiB frame.
+    live_together = cpu(*[alloc(1024, (i, 20)) for i in range(10)])
+    result = place(live_together, load_target("cortex-m55"))
+    assert spaces(result).count("stack") == 8 and spaces(result).count("sram") == 2
+    frame = next(u for u in result.usage if u.space == "stack")
+    assert frame.peak <= 8192
+    spilled = [d for d in result.decisions if d.space == "sram"]
+    assert all("full: the frame of @f would need 9216 B of 8192 B" in d.reason for d in spilled)
+
+
+def test_many_small_allocations_with_disjoint_lifetimes_share_the_frame():
+    one_at_a_time = cpu(*[alloc(1024, (2 * i, 2 * i + 1)) for i in range(10)])
+    result = place(one_at_a_time, load_target("cortex-m55"))
+    assert spaces(result) == ["stack"] * 10
+    frame = next(u for u in result.usage if u.space == "stack")
+    assert frame.peak == 1024 and {d.offset for d in result.decisions} == {0}
+
+
+def test_frames_are_per_function():
+    requests = cpu(*[alloc(1024, (0, 5), function=fn) for fn in "abcdefghij"])
+    result = place(requests, load_target("cortex-m55"))
+    assert spaces(result) == ["stack"] * 10
+    assert len([u for u in result.usage if u.space == "stack"]) == 10
+
+
+def test_pool_capacity_is_checked_with_lifetimes_across_functions():
+    # 1.5 MiB in each of two functions: SRAM (2 MiB) holds one; functions get their own
+    # time window because a caller and its callee can be live together.
+    big = 3 << 19
+    result = place(cpu(alloc(big, function="a"), alloc(big, function="b")),
+                   load_target("cortex-m55"))
+    assert sorted(spaces(result)) == ["dram", "sram"]
+    dram = next(d for d in result.decisions if d.space == "dram")
+    assert "sram: full" in dram.reason
+
+
+def test_pinned_pool_is_honoured():
+    result = place(cpu(alloc(64, space="dram")), load_target("cortex-m55"))
+    assert spaces(result) == ["dram"]
+    assert "stack: the IR asks for memory space 'dram'" in result.decisions[0].reason
+
+
+def test_workgroup_and_foreign_spaces_are_left_alone():
+    result = place(cpu(alloc(64, space="workgroup"), alloc(64, space="private")),
+                   load_target("x86_64"))
+    assert spaces(result) == ["workgroup", "private"]
+    assert result.decisions[0].offset is None and not result.unplaced
+
+
+def test_unbounded_buffer_goes_to_an_unbounded_heap_only():
+    result = place(cpu(alloc(None)), load_target("x86_64"))
+    assert spaces(result) == ["heap"]
+    assert "size not bounded (size depends on %n)" in result.decisions[0].reason
+
+
+def test_nowhere_to_go_names_every_space_and_its_reason():
+    result = place(cpu(alloc(None)), load_target("cortex-m55"))
+    (decision,) = result.unplaced
+    assert decision.space is None
+    assert [space for space, _ in decision.refusals] == ["stack", "sram", "dram", "heap"]
+    assert "heap: size not bounded (size depends on %n), and the heap holds only 32768 B" in (
+        decision.reason)
+
+
+def test_npu_buffer_too_big_for_every_npu_space_is_refused():
+    result = place([Request(alloc(40 << 20), ("cpu", "npu"))], load_target("cortex-m55+ethos-u55"))
+    (decision,) = result.unplaced
+    assert "heap: not reachable by npu" in decision.reason
+
+
+def test_device_without_a_counterpart_on_the_target_falls_back_to_the_default():
+    a = alloc(128)
+    (request,) = build_requests([a], {("f", a.location.line, 5): DeviceUse(("npu",), False)},
+                                load_target("x86_64"))
+    assert request.devices == ("cpu",)
+    assert "npu: not a device of x86_64" in request.notes[0]
+    (npu_request,) = build_requests([a], {("f", a.location.line, 5): DeviceUse(("npu",), True)},
+                                    load_target("cortex-m55+ethos-u55"))
+    assert npu_request.devices == ("cpu", "npu")
+
+
+def test_offsets_in_a_pool_do_not_overlap_when_lifetimes_do():
+    requests = cpu(*[alloc(4096, (0, 10)) for _ in range(3)])
+    result = place(requests, load_target("cortex-m55"))
+    offsets = sorted(d.offset for d in result.decisions)
+    assert offsets == [0, 4096, 8192]
