@@ -138,3 +138,52 @@ def test_offsets_in_a_pool_do_not_overlap_when_lifetimes_do():
     result = place(requests, load_target("cortex-m55"))
     offsets = sorted(d.offset for d in result.decisions)
     assert offsets == [0, 4096, 8192]
+
+
+# --- writing the placement into the IR ------------------------------------------------
+
+APPLY_SRC = """func.func @f() {
+  %a = memref.alloc() : memref<16xf32>
+  %b = memref.alloc() : memref<4096xf32>
+  %c = memref.alloca() : memref<16384xf32>
+  %c0 = arith.constant 0 : index
+  %x = memref.load %a[%c0] : memref<16xf32>
+  func.call @use(%b) : (memref<4096xf32>) -> ()
+  %z = memref.load %c[%c0] : memref<16384xf32>
+  memref.dealloc %a : memref<16xf32>
+  memref.dealloc %b : memref<4096xf32>
+  return
+}
+func.func private @use(memref<4096xf32>)
+"""
+
+
+def _f32(line: int, n: int, op: str = "memref.alloc") -> Allocation:
+    return Allocation(op, "f", SourceLoc("x.mlir", line, 8), "f32", (n,), 4, 4 * n, 4 * n, None,
+                      None, 0, (0, 10))
+
+
+def test_apply_placement_rewrites_and_verifies():
+    from memplan.ir import parse_mlir
+    from memplan.transforms.placement import apply_placement
+
+    module = parse_mlir(APPLY_SRC, "x.mlir")
+    allocations = [_f32(2, 16), _f32(3, 4096), _f32(4, 16384, "memref.alloca")]
+    placement = place(cpu(*allocations), load_target("x86_64"))
+    assert spaces(placement) == ["stack", "stack", "heap"]
+    assert apply_placement(module, placement, "x.mlir") == 3
+    assert module.operation.verify()
+    text = str(module)
+    assert text.count("memref.alloca()") == 2 and "memref.dealloc %alloca " not in text
+    assert "memref.alloc() {memplan.space = \"heap\"} : memref<16384xf32>" in text
+    assert text.count("memref.dealloc") == 1  # the heap buffer is freed before return
+
+    module = parse_mlir(APPLY_SRC, "x.mlir")
+    npu = [Request(a, ("cpu", "npu")) for a in allocations]
+    placement = place(npu, load_target("cortex-m55+ethos-u55"))
+    assert spaces(placement) == ["sram", "sram", "sram"]
+    apply_placement(module, placement, "x.mlir")
+    assert module.operation.verify()
+    text = str(module)
+    assert 'memref<4096xf32, "sram">' in text and "memref.memory_space_cast" in text
+    assert "call @use(%memspacecast" in text  # callers keep their signatures

@@ -187,6 +187,9 @@ def _stack_space(target: Target) -> _Space:
         missing = [d for d in req.devices if d not in stack.addressable_by]
         if missing:
             return f"not addressable by {', '.join(missing)}"
+        if req.allocation.loop_depth > 0:
+            # An alloca in a loop body takes new stack every iteration (seed 000).
+            return "inside a loop: an alloca there grows the stack every iteration"
         if stack.max_allocation is not None and req.size > stack.max_allocation:
             return f"{req.size} B is over the per-allocation limit of {stack.max_allocation} B"
         if req.size > stack.max_frame:
