@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memplan.analysis.census import Allocation
 from memplan.ir import SourceLoc
+from memplan.place.findings import format_diagnostic
 from memplan.place.frame import frame_findings
 from memplan.place.workgroup import kernel_budgets, workgroup_findings
 from memplan.targets import load_target
@@ -39,7 +40,7 @@ def test_kernel_within_the_limit_passes():
 def test_kernel_over_the_limit_names_total_limit_and_contributors():
     big = alloc((218468,), "over", 7, "workgroup")
     (finding,) = workgroup_findings([big], GFX942)
-    text = finding.render()
+    text = format_diagnostic(finding)
     assert "kernel @over uses 873872 bytes of workgroup memory" in text
     assert "limit of rocm-gfx942 is 65536 bytes" in text
     assert "k.mlir:7:10: note: 873872 bytes: memref.alloc 218468xf32" in text
@@ -49,7 +50,7 @@ def test_contributors_are_listed_largest_first():
     a = alloc((1000,), "k", 1, "workgroup")
     b = alloc((20000,), "k", 2, "workgroup")
     (finding,) = workgroup_findings([a, b], GFX942)
-    assert [n.location.line for n in finding.notes] == [2, 1]
+    assert [n.loc.line for n in finding.notes] == [2, 1]
 
 
 def test_lifetimes_let_tiles_share_workgroup_memory():

@@ -90,6 +90,53 @@ def run_targets(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- memplan place -----------------------------------------------------------
+
+def add_place_command(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("place", help="decide which memory space holds each allocation",
+                            description="Place every allocation of an MLIR file in the "
+                            "target's stack, pools or heap, packing each space with lifetimes.")
+    p.add_argument("file", help="MLIR file (// ----- separates modules)")
+    p.add_argument("--target", required=True, help="preset name or path to a target .toml file")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--apply", action="store_true",
+                   help="write the IR with the placement applied to -o (alloc->alloca for the "
+                   "stack, a memory-space attribute for a pool)")
+    p.add_argument("-o", "--output", help="where --apply writes the rewritten MLIR")
+    p.set_defaults(run=run_place)
+
+
+def run_place(args: argparse.Namespace) -> int:
+    from .analysis.census import take_census
+    from .errors import InputError
+    from .ir import load_mlir
+    from .place.module import place_chunk
+    from .report.placement_report import format_placement_text, format_unplaced, placement_json
+    from .targets import load_target
+
+    if args.apply != bool(args.output):
+        raise InputError(args.file, "--apply and -o OUT.mlir go together")
+    target = load_target(args.target)
+    chunks = load_mlir(args.file)
+    placements = [place_chunk(chunk, take_census(chunk), target) for chunk in chunks]
+    if args.json:
+        print(json.dumps(placement_json(placements, args.file), indent=2))
+    else:
+        print(format_placement_text(placements, args.file), end="")
+    errors = format_unplaced(placements, args.file)
+    for line in errors:
+        print(line, file=sys.stderr)
+    if errors:
+        return 1  # nothing is written when a buffer has nowhere to go
+    if args.apply:
+        from .transforms.placement import apply_placement
+
+        for chunk, placement in zip(chunks, placements, strict=True):
+            apply_placement(chunk.module, placement, chunk.path)
+        write_text(args.output, "\n// -----\n\n".join(str(c.module) for c in chunks))
+    return 0
+
+
 # --- wiring -------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,6 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_pack_command(commands)
     add_targets_command(commands)
+    add_place_command(commands)
     return parser
 
 

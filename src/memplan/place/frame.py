@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from ..analysis.census import Allocation
 from ..targets import Target
 from .budget import FunctionBudget, by_function, contributor_notes, pack_function
-from .findings import Finding
+from .findings import Diagnostic
 
 CHECK = "stack-frame"
 
@@ -43,7 +43,7 @@ def frame_budgets(allocations: Sequence[Allocation], target: Target) -> list[Fun
 
 
 def frame_findings(allocations: Sequence[Allocation], target: Target,
-                   devices: Mapping[int, tuple[str, ...]] | None = None) -> list[Finding]:
+                   devices: Mapping[int, tuple[str, ...]] | None = None) -> list[Diagnostic]:
     """Errors for frames over the limit, allocas over the per-allocation limit, and allocas
     used by a device that cannot address the stack (`devices`: index in `allocations` ->
     devices touching it, as `place.requests` resolves them)."""
@@ -56,23 +56,23 @@ def frame_findings(allocations: Sequence[Allocation], target: Target,
             continue
         size = a.bytes_or_bound
         if stack.max_allocation is not None and size is not None and size > stack.max_allocation:
-            findings.append(Finding(
+            findings.append(Diagnostic(
                 "error", a.location, f"memref.alloca of {size} bytes in @{a.function} is over "
                 f"the per-allocation stack limit of {target.name} ({stack.max_allocation} bytes)",
-                check=CHECK))
+                code=CHECK))
         missing = [d for d in (devices or {}).get(i, ()) if d not in stack.addressable_by]
         if missing:
-            findings.append(Finding(
+            findings.append(Diagnostic(
                 "error", a.location, f"memref.alloca in @{a.function} is used by "
                 f"{', '.join(missing)}, which cannot address the stack of {target.name}",
-                check=CHECK))
+                code=CHECK))
     for budget in frame_budgets(allocations, target):
         if not budget.fits:
             findings.append(_over_frame(budget, target))
-    return sorted(findings, key=lambda f: (f.location.line if f.location else 0))
+    return sorted(findings, key=lambda f: (f.loc.line if f.loc else 0))
 
 
-def _over_frame(budget: FunctionBudget, target: Target) -> Finding:
+def _over_frame(budget: FunctionBudget, target: Target) -> Diagnostic:
     largest = max(budget.allocations, key=lambda a: a.bytes_or_bound or 0)
     count = len(budget.allocations)
     message = (f"@{budget.function} needs a {budget.peak}-byte stack frame for {count} "
@@ -82,5 +82,5 @@ def _over_frame(budget: FunctionBudget, target: Target) -> Finding:
     if limit is not None and all((a.bytes_or_bound or 0) <= limit for a in budget.allocations):
         message += (f"; every alloca is within the {limit}-byte per-allocation limit, "
                     f"their total is not")
-    return Finding("error", largest.location, message, contributor_notes(budget.allocations),
-                   check=CHECK)
+    return Diagnostic("error", largest.location, message, contributor_notes(budget.allocations),
+                   code=CHECK)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from ..analysis.census import Allocation
 from ..targets import Target
 from .budget import FunctionBudget, by_function, contributor_notes, pack_function
-from .findings import Finding
+from .findings import Diagnostic
 
 CHECK = "workgroup-memory"
 WORKGROUP_SPACES = frozenset({"workgroup", "#gpu.address_space<workgroup>"})
@@ -44,31 +44,31 @@ def kernel_budgets(allocations: Sequence[Allocation], target: Target) -> list[Fu
     return budgets
 
 
-def workgroup_findings(allocations: Sequence[Allocation], target: Target) -> list[Finding]:
+def workgroup_findings(allocations: Sequence[Allocation], target: Target) -> list[Diagnostic]:
     """Errors for every kernel over budget and every unbounded workgroup allocation."""
     workgroup = [a for a in allocations if is_workgroup(a)]
     if not workgroup:
         return []
     if target.workgroup is None:
-        return [Finding("error", a.location, f"workgroup allocation in @{a.function}, but "
-                        f"target {target.name} has no workgroup memory", check=CHECK)
+        return [Diagnostic("error", a.location, f"workgroup allocation in @{a.function}, but "
+                        f"target {target.name} has no workgroup memory", code=CHECK)
                 for a in workgroup]
     findings = [_unbounded(a) for a in workgroup if a.bytes_or_bound is None]
     for budget in kernel_budgets(allocations, target):
         if not budget.fits:
             findings.append(_over_budget(budget, target))
-    return sorted(findings, key=lambda f: (f.location.line if f.location else 0))
+    return sorted(findings, key=lambda f: (f.loc.line if f.loc else 0))
 
 
-def _unbounded(a: Allocation) -> Finding:
+def _unbounded(a: Allocation) -> Diagnostic:
     why = f" ({a.unbounded_reason})" if a.unbounded_reason else ""
-    return Finding("error", a.location,
+    return Diagnostic("error", a.location,
                    f"workgroup allocation in @{a.function} has a dynamic size with no proven "
                    f"bound{why}; workgroup memory is reserved per kernel at launch, so its "
-                   f"size must be static or bounded", check=CHECK)
+                   f"size must be static or bounded", code=CHECK)
 
 
-def _over_budget(budget: FunctionBudget, target: Target) -> Finding:
+def _over_budget(budget: FunctionBudget, target: Target) -> Diagnostic:
     largest = max(budget.allocations, key=lambda a: a.bytes_or_bound or 0)
     ratio = budget.peak / budget.limit
     # The lower bound (bytes live at one moment) tells whether better packing could help.
@@ -76,5 +76,5 @@ def _over_budget(budget: FunctionBudget, target: Target) -> Finding:
                f"({budget.result.lower_bound} bytes live at once, {len(budget.allocations)} "
                f"allocation(s)); the limit of {target.name} is {budget.limit} bytes "
                f"({ratio:.1f}x over)")
-    return Finding("error", largest.location, message, contributor_notes(budget.allocations),
-                   check=CHECK)
+    return Diagnostic("error", largest.location, message, contributor_notes(budget.allocations),
+                   code=CHECK)
