@@ -89,8 +89,9 @@ def test_pool_capacity_is_checked_with_lifetimes_across_functions():
 
 
 def test_pinned_pool_is_honoured():
-    result = place(cpu(alloc(64, space="dram")), load_target("cortex-m55"))
-    assert spaces(result) == ["dram"]
+    result = place(cpu(alloc(64, space="dram"), alloc(64, space='"sram"')),
+                   load_target("cortex-m55"))
+    assert spaces(result) == ["dram", "sram"]
     assert "stack: the IR asks for memory space 'dram'" in result.decisions[0].reason
 
 

@@ -62,7 +62,7 @@ class Request:
 
     @property
     def pinned_pool(self) -> str | None:
-        return self.allocation.memory_space
+        return space_name(self.allocation.memory_space)
 
 
 @dataclass(frozen=True)
@@ -243,9 +243,17 @@ def _unbounded(req: Request) -> str:
     return f"size not bounded ({why})" if why else "size not bounded"
 
 
+def space_name(memory_space: str | None) -> str | None:
+    """A memory space as the census prints it, without the quotes of a string attribute:
+    `memref<4xf32, "sram">` is in pool `sram`."""
+    if memory_space and len(memory_space) > 1 and memory_space[0] == memory_space[-1] == '"':
+        return memory_space[1:-1]
+    return memory_space
+
+
 def _fixed_space(req: Request, target: Target) -> Decision | None:
     """A memory space the IR already chose and that is not ours to change."""
-    space = req.allocation.memory_space
+    space = space_name(req.allocation.memory_space)
     if space is None or target.pool(space) is not None:
         return None
     if space == "workgroup":
