@@ -70,6 +70,15 @@ def test_many_small_allocations_with_disjoint_lifetimes_share_the_frame():
     assert frame.peak == 1024 and {d.offset for d in result.decisions} == {0}
 
 
+def test_buffer_inside_a_loop_never_goes_to_the_stack():
+    from dataclasses import replace
+
+    in_loop = replace(alloc(64), loop_depth=1)
+    result = place(cpu(in_loop), load_target("x86_64"))
+    assert spaces(result) == ["heap"]
+    assert "stack: inside a loop" in result.decisions[0].reason
+
+
 def test_frames_are_per_function():
     requests = cpu(*[alloc(1024, (0, 5), function=fn) for fn in "abcdefghij"])
     result = place(requests, load_target("cortex-m55"))
