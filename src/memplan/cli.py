@@ -112,6 +112,49 @@ def run_check(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def add_opt_command(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("opt", help="hoist allocations out of loops and bound stack sizes",
+                            description="Rewrite MLIR: allocations leave their loops, stack "
+                            "allocations become static at the function entry (views of the "
+                            "dynamic size in the loop). Remarks and errors go to stderr; exit 1 "
+                            "if an allocation could not be hoisted or bounded.")
+    add_mlir_input_arguments(p)
+    p.add_argument("-o", "--output", help="write the rewritten MLIR here (default: stdout)")
+    p.add_argument("--keep-locations", action="store_true",
+                   help="print the input's locations (loc(...)) on every op")
+    p.set_defaults(run=run_opt)
+
+
+def run_opt(args: argparse.Namespace) -> int:
+    from .analysis.census import take_census
+    from .analysis.ranges import parse_assumption
+    from .check.stack import stack_frames
+    from .ir import load_mlir
+    from .ir.print import print_chunks
+    from .report.census_report import format_frames
+    from .report.diagnostics import count_errors, format_diagnostics
+    from .targets import load_target
+    from .transforms.hoist import hoist_and_bound
+
+    assumptions = [parse_assumption(text) for text in args.assume]
+    target = load_target(args.target)
+    chunks = load_mlir(args.file)
+    diags = [d for chunk in chunks for d in hoist_and_bound(chunk, assumptions).diagnostics]
+    text = print_chunks(chunks, keep_locations=args.keep_locations)
+    if args.output:
+        write_text(args.output, text)
+    else:
+        print(text, end="")
+    census = [a for chunk in chunks for a in take_census(chunk, assumptions)]
+    frames = stack_frames(census, target)
+    summary = [format_diagnostics(diags, args.file)] if diags else []
+    if frames:
+        summary.append(format_frames(frames, target.stack.max_frame if target.stack else None))
+    if summary:
+        print("\n".join(summary), file=sys.stderr)
+    return 1 if count_errors(diags) else 0
+
+
 # --- wiring -------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -120,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_pack_command(commands)
     add_check_command(commands)
+    add_opt_command(commands)
     return parser
 
 

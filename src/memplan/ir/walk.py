@@ -206,7 +206,9 @@ def memory_space_name(type_: ir.Type) -> str | None:
 
 
 def has_identity_layout(type_: ir.Type) -> bool:
-    return ir.MemRefType(type_).layout.affine_map.is_identity
+    memref_type = ir.MemRefType(type_)
+    identity = ir.AffineMap.get_identity(memref_type.rank, context=memref_type.context)
+    return memref_type.affine_map == identity
 
 
 # --- source text --------------------------------------------------------------------
