@@ -96,16 +96,22 @@ class HoistReport:
 def hoist_and_bound(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) -> HoistReport:
     """Rewrite every function of the chunk in place; say what was done and what was refused."""
     report = HoistReport()
-    for func in functions(chunk.module):
-        facts = function_facts(func, chunk.path, assumptions)
-        # Hoisted allocations go before the entry's first op that is never erased, in
-        # source order (an allocation may be replaced, so it cannot be the anchor).
-        anchor = next(op.operation for op in func.regions[0].blocks[0].operations
-                      if op.operation.name not in ("memref.alloc", "memref.alloca"))
-        for op in allocation_ops(func):
-            if op.name in ("memref.alloc", "memref.alloca"):
-                _Hoist(op, facts, chunk.path, anchor, report).run()
+    with chunk.context:
+        for func in functions(chunk.module):
+            _hoist_function(func, chunk, assumptions, report)
     return report
+
+
+def _hoist_function(func: ir.Operation, chunk: MlirChunk, assumptions: Sequence[Assumption],
+                    report: HoistReport) -> None:
+    facts = function_facts(func, chunk.path, assumptions)
+    # Hoisted allocations go before the entry's first op that is never erased, in
+    # source order (an allocation may be replaced, so it cannot be the anchor).
+    anchor = next(op.operation for op in func.regions[0].blocks[0].operations
+                  if op.operation.name not in ("memref.alloc", "memref.alloca"))
+    for op in allocation_ops(func):
+        if op.name in ("memref.alloc", "memref.alloca"):
+            _Hoist(op, facts, chunk.path, anchor, report).run()
 
 
 class _Hoist:
@@ -227,7 +233,7 @@ class _Hoist:
                 how = "a memref.subview"
             else:
                 view = self._packed_view(big)
-                how = (f"a memref.reinterpret_cast to the original type (`{needs_type.name}` "
+                how = (f"a memref.reinterpret_cast keeping the original type (`{needs_type.name}` "
                        "needs it)")
         old = op.results[0]
         old.replace_all_uses_with(view)
@@ -238,7 +244,7 @@ class _Hoist:
             _retype_subviews(view)
         op.erase()
         self.remark(f"{self.what} bound to {big_type} ({_bytes(big_type)} bytes) at the "
-                    f"function entry; the loop uses {how} of the dynamic size")
+                    f"function entry; the loop views its dynamic size through {how}")
 
     def _subview(self, big: ir.Value, big_type: ir.MemRefType) -> ir.Value:
         strides, _ = big_type.get_strides_and_offset()
@@ -259,10 +265,10 @@ class _Hoist:
             if stride != _DYNAMIC_STRIDE:
                 continue
             static = math.prod(d for d in dims[i + 1:] if isinstance(d, int))
-            value = arith.ConstantOp(ir.IndexType.get(), static).result
+            value = None if static == 1 else arith.ConstantOp(ir.IndexType.get(), static).result
             for d in dims[i + 1:]:
                 if not isinstance(d, int):
-                    value = arith.MulIOp(value, d).result
+                    value = d if value is None else arith.MulIOp(value, d).result
             stride_values.append(value)
         return memref.ReinterpretCastOp(self.type, big, [], self.sizes, stride_values, [0],
                                         list(self.type.shape), strides).result
