@@ -1,0 +1,1 @@
+"""Rewrites that consume facts and plans; each prints IR the MLIR verifier accepts."""
