@@ -1,1 +1,1 @@
-"""Rewrites that consume facts and a plan; each prints IR the MLIR verifier accepts."""
+"""Rewrites that consume facts and plans; each prints IR the MLIR verifier accepts."""
