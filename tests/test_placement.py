@@ -197,3 +197,91 @@ def test_apply_placement_rewrites_and_verifies():
     text = str(module)
     assert 'memref<4096xf32, "sram">' in text and "memref.memory_space_cast" in text
     assert "call @use(%memspacecast" in text  # callers keep their signatures
+
+
+# --- memplan place on the bundled example ---------------------------------------------
+
+def _example(name: str) -> str:
+    from pathlib import Path
+
+    return str(Path(__file__).resolve().parents[1] / "examples" / name)
+
+
+def _place_json(capsys, target: str, name: str = "placement.mlir") -> dict:
+    import json
+
+    from memplan.cli import main
+
+    assert main(["place", _example(name), "--target", target, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _by_line(report: dict) -> dict[int, str]:
+    return {a["location"]["line"]: a["space"] for a in report["allocations"]}
+
+
+def test_example_placed_three_ways(capsys):
+    x86 = _by_line(_place_json(capsys, "x86_64"))
+    m55 = _by_line(_place_json(capsys, "cortex-m55"))
+    ethos_report = _place_json(capsys, "cortex-m55+ethos-u55")
+    ethos = _by_line(ethos_report)
+    assert x86 == {22: "stack", 27: "stack", 31: "stack", 35: "stack", 41: "stack", 53: "heap"}
+    assert m55 == {22: "stack", 27: "sram", 31: "sram", 35: "stack", 41: "stack", 53: "sram"}
+    assert ethos == {22: "sram", 27: "sram", 31: "sram", 35: "sram", 41: "stack", 53: "sram"}
+    # Nothing the NPU touches is on the stack.
+    for a in ethos_report["allocations"]:
+        if "npu" in a["devices"]:
+            assert a["space"] != "stack"
+
+
+def test_place_apply_writes_verified_ir_and_leaves_the_input_alone(tmp_path, capsys):
+    from pathlib import Path
+
+    from memplan.cli import main
+    from memplan.ir import load_mlir
+
+    source = Path(_example("placement.mlir"))
+    before = source.read_text()
+    out = tmp_path / "placed.mlir"
+    assert main(["place", str(source), "--target", "cortex-m55+ethos-u55", "--apply",
+                 "-o", str(out)]) == 0
+    assert source.read_text() == before
+    (chunk,) = load_mlir(out)  # parses and verifies
+    text = out.read_text()
+    assert text.count('"sram">') >= 5 and "memref.alloca()" in text
+    capsys.readouterr()
+    # Placing the placed IR again keeps every buffer where it was put.
+    assert main(["place", str(out), "--target", "cortex-m55+ethos-u55", "--json"]) == 0
+    assert "stack: the IR asks for memory space 'sram'" in capsys.readouterr().out
+
+
+def test_place_stack_frame_example_spills_what_the_frame_cannot_hold(capsys):
+    report = _place_json(capsys, "cortex-m55", "stack_frame.mlir")
+    together = [a["space"] for a in report["allocations"] if a["function"] == "all_live_together"]
+    apart = [a["space"] for a in report["allocations"] if a["function"] == "one_at_a_time"]
+    assert together.count("stack") == 8 and together.count("sram") == 2
+    assert apart == ["stack"] * 10
+
+
+def test_place_nowhere_to_go_is_exit_1_with_one_line_per_buffer(tmp_path, capsys):
+    from memplan.cli import main
+
+    path = tmp_path / "big.mlir"
+    path.write_text("func.func @f(%n: index) {\n  %a = memref.alloc(%n) : memref<?xf32>\n"
+                    "  return\n}\n")
+    out = tmp_path / "never.mlir"
+    assert main(["place", str(path), "--target", "cortex-m55", "--apply", "-o", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{path}:2:8: error: memref.alloc in @f has nowhere to go" in err[0]
+    assert "heap: size not bounded" in err[0]
+    assert not out.exists()
+
+
+def test_place_bad_inputs_exit_2(tmp_path, capsys):
+    from memplan.cli import main
+
+    assert main(["place", _example("placement.mlir"), "--target", "nope"]) == 2
+    assert main(["place", str(tmp_path / "missing.mlir"), "--target", "x86_64"]) == 2
+    assert main(["place", _example("placement.mlir"), "--target", "x86_64", "--apply"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 3

@@ -1,24 +1,26 @@
-"""Workgroup memory per kernel and stack frames per function, over hand-built census records."""
+"""Workgroup memory per kernel against the target's limit, and stack reachability checks."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from memplan.analysis.census import Allocation
+from memplan.cli import main
 from memplan.ir import SourceLoc
-from memplan.place.findings import format_diagnostic
-from memplan.place.frame import frame_findings
-from memplan.place.workgroup import kernel_budgets, workgroup_findings
+from memplan.place.workgroup import kernel_budgets, workgroup_diagnostics
+from memplan.report.diagnostics import format_diagnostic
 from memplan.targets import load_target
 
+DATA = Path(__file__).parent / "data"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 GFX942 = load_target("rocm-gfx942")
-M55 = load_target("cortex-m55")
 
 
 def alloc(shape: tuple[int | None, ...], function: str, line: int, space: str | None,
-          lifetime: tuple[int, int] = (0, 10), op: str = "memref.alloc",
-          bound: int | None = None) -> Allocation:
+          lifetime: tuple[int, int] = (0, 10), bound: int | None = None) -> Allocation:
     exact = None if None in shape else 4 * _product(shape)
-    return Allocation(op, function, SourceLoc("k.mlir", line, 10), "f32", shape, 4, exact,
-                      exact if exact is not None else bound,
+    return Allocation("memref.alloc", function, SourceLoc("k.mlir", line, 10), "f32", shape, 4,
+                      exact, exact if exact is not None else bound,
                       None if exact is not None or bound else "depends on %n", space, 0,
                       lifetime)
 
@@ -30,79 +32,94 @@ def _product(shape: tuple[int | None, ...]) -> int:
     return n
 
 
+# --- over census records --------------------------------------------------------------
+
 def test_kernel_within_the_limit_passes():
     tiles = [alloc((128, 66), "fits", 3, "workgroup"), alloc((64, 66), "fits", 4, "workgroup")]
-    assert workgroup_findings(tiles, GFX942) == []
+    assert workgroup_diagnostics(tiles, GFX942) == []
     (budget,) = kernel_budgets(tiles, GFX942)
     assert budget.peak == 50688 and budget.fits
 
 
 def test_kernel_over_the_limit_names_total_limit_and_contributors():
-    big = alloc((218468,), "over", 7, "workgroup")
-    (finding,) = workgroup_findings([big], GFX942)
-    text = format_diagnostic(finding)
-    assert "kernel @over uses 873872 bytes of workgroup memory" in text
-    assert "limit of rocm-gfx942 is 65536 bytes" in text
-    assert "k.mlir:7:10: note: 873872 bytes: memref.alloc 218468xf32" in text
+    (diag,) = workgroup_diagnostics([alloc((218468,), "over", 7, "workgroup")], GFX942)
+    text = format_diagnostic(diag)
+    assert "kernel @over needs 873872 bytes of workgroup memory" in text
+    assert "over the 65536-byte limit of target 'rocm-gfx942'" in text
+    assert "k.mlir:7:10: note: memref.alloc 218468xf32 contributes 873872 bytes" in text
 
 
 def test_contributors_are_listed_largest_first():
-    a = alloc((1000,), "k", 1, "workgroup")
-    b = alloc((20000,), "k", 2, "workgroup")
-    (finding,) = workgroup_findings([a, b], GFX942)
-    assert [n.loc.line for n in finding.notes] == [2, 1]
+    small, big = alloc((1000,), "k", 1, "workgroup"), alloc((20000,), "k", 2, "workgroup")
+    (diag,) = workgroup_diagnostics([small, big], GFX942)
+    assert [n.loc.line for n in diag.notes] == [2, 1]
 
 
 def test_lifetimes_let_tiles_share_workgroup_memory():
-    # Two 48 KiB tiles: together 96 KiB > 64 KiB, but never live at the same time.
+    # Two 48 KiB tiles: 96 KiB summed, over 64 KiB; never live together, so they share.
     first = alloc((12288,), "k", 1, "workgroup", lifetime=(0, 5))
     second = alloc((12288,), "k", 2, "workgroup", lifetime=(5, 10))
-    assert workgroup_findings([first, second], GFX942) == []
+    assert workgroup_diagnostics([first, second], GFX942) == []
     overlapping = alloc((12288,), "k", 2, "workgroup", lifetime=(4, 10))
-    assert len(workgroup_findings([first, overlapping], GFX942)) == 1
+    assert len(workgroup_diagnostics([first, overlapping], GFX942)) == 1
 
 
-def test_dynamic_workgroup_allocation_without_bound_is_rejected():
-    (finding,) = workgroup_findings([alloc((None,), "dyn", 5, "workgroup")], GFX942)
-    assert "dynamic size with no proven bound (depends on %n)" in finding.message
-
-
-def test_dynamic_workgroup_allocation_with_bound_is_budgeted_by_its_bound():
-    bounded = alloc((None,), "dyn", 5, "workgroup", bound=1024)
-    assert workgroup_findings([bounded], GFX942) == []
-
-
-def test_private_and_global_allocations_are_ignored():
-    private = alloc((218468,), "p", 1, "private")
-    global_ = alloc((218468,), "p", 2, None)
-    assert workgroup_findings([private, global_], GFX942) == []
+def test_dynamic_workgroup_allocation_with_a_bound_is_budgeted_by_it():
+    assert workgroup_diagnostics([alloc((None,), "d", 5, "workgroup", bound=1024)], GFX942) == []
+    (diag,) = workgroup_diagnostics([alloc((None,), "d", 5, "workgroup")], GFX942)
+    assert "dynamic size with no proven bound" in diag.message
 
 
 def test_cpu_target_has_no_workgroup_memory():
-    (finding,) = workgroup_findings([alloc((4,), "k", 1, "workgroup")], load_target("x86_64"))
-    assert "has no workgroup memory" in finding.message
+    (diag,) = workgroup_diagnostics([alloc((4,), "k", 1, "workgroup")], load_target("x86_64"))
+    assert "has no workgroup memory" in diag.message
 
 
-def test_small_allocas_overflowing_the_frame_together_are_rejected():
-    # The case TVM's per-allocation rule misses: ten 1 KiB allocas, all live at once.
-    allocas = [alloc((256,), "f", i + 1, None, (i, 20), "memref.alloca") for i in range(10)]
-    (finding,) = frame_findings(allocas, M55)
-    assert "@f needs a 10240-byte stack frame" in finding.message
-    assert "within the 1024-byte per-allocation limit" in finding.message
-    assert len(finding.notes) == 10
+# --- memplan check on MLIR ------------------------------------------------------------
+
+def test_check_workgroup_case_on_gfx942(capsys):
+    assert main(["check", str(DATA / "workgroup_memory_budget.mlir"),
+                 "--target", "rocm-gfx942"]) == 1
+    out = capsys.readouterr().out
+    errors = [line for line in out.splitlines() if ": error: " in line]
+    assert len(errors) == 2  # the 873872-byte kernel and the dynamic one; nothing else
+    assert ":17:10: error: kernel @over_873872 needs 873872 bytes" in errors[0]
+    assert ":25:10: error: workgroup allocation memref.alloc ?xf32 in @dynamic_shared" in (
+        errors[1])
+    assert "workgroup memory @fits_50688: 33792 of 65536 bytes (2 allocation(s) packed, " \
+           "50688 unpacked)" in out
+    assert "private_big" not in "".join(errors)
 
 
-def test_small_allocas_with_disjoint_lifetimes_fit_the_frame():
-    allocas = [alloc((256,), "f", i + 1, None, (2 * i, 2 * i + 1), "memref.alloca")
-               for i in range(10)]
-    assert frame_findings(allocas, M55) == []
+def test_check_workgroup_case_fits_sm90_except_the_dynamic_one(capsys):
+    assert main(["check", str(DATA / "workgroup_memory_budget.mlir"),
+                 "--target", "cuda-sm90"]) == 1
+    out = capsys.readouterr().out
+    assert "@over_873872" in out and "over the 232448-byte limit" in out
 
 
-def test_alloca_over_per_allocation_limit_and_npu_alloca_are_rejected():
-    big = alloc((512,), "f", 1, None, op="memref.alloca")
-    (finding,) = frame_findings([big], M55)
-    assert "over the per-allocation stack limit of cortex-m55 (1024 bytes)" in finding.message
-    small = alloc((4,), "f", 2, None, op="memref.alloca")
-    ethos = load_target("cortex-m55+ethos-u55")
-    (npu,) = frame_findings([small], ethos, {0: ("cpu", "npu")})
-    assert "used by npu, which cannot address the stack" in npu.message
+def test_check_frame_many_small_allocas(capsys):
+    # Each alloca passes the 1024-byte per-allocation rule; together they overflow the frame.
+    assert main(["check", str(EXAMPLES / "stack_frame.mlir"), "--target", "cortex-m55"]) == 1
+    out = capsys.readouterr().out
+    errors = [line for line in out.splitlines() if ": error: " in line]
+    assert len(errors) == 1 and "stack frame of @all_live_together needs 10240 bytes" in errors[0]
+    assert "stack frame @one_at_a_time: 1024 of 8192 bytes" in out
+
+
+NPU_ALLOCA = """func.func private @ethosu_conv2d(memref<64xi8>)
+func.func @f() {
+  %a = memref.alloca() : memref<64xi8>
+  func.call @ethosu_conv2d(%a) {memplan.device = "npu"} : (memref<64xi8>) -> ()
+  return
+}
+"""
+
+
+def test_check_npu_buffer_on_the_stack(tmp_path: Path, capsys):
+    path = tmp_path / "npu.mlir"
+    path.write_text(NPU_ALLOCA)
+    assert main(["check", str(path), "--target", "cortex-m55+ethos-u55"]) == 1
+    assert ":3:8: error: stack allocation of memref<64xi8> in @f is used by npu, which cannot " \
+           "address the stack" in capsys.readouterr().out
+    assert main(["check", str(path), "--target", "cortex-m55"]) == 0  # no NPU: runs on the cpu

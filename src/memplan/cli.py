@@ -91,15 +91,18 @@ def run_check(args: argparse.Namespace) -> int:
     from .check import CheckContext, run_checks
     from .check.stack import stack_frames
     from .ir import load_mlir
+    from .place.workgroup import format_kernel_budgets, kernel_budgets
     from .report.census_report import check_json, format_census, format_frames
     from .report.diagnostics import count_errors, format_diagnostics
     from .targets import load_target
 
     assumptions = [parse_assumption(text) for text in args.assume]
     target = load_target(args.target)
-    census = [a for chunk in load_mlir(args.file) for a in take_census(chunk, assumptions)]
-    diags = run_checks(CheckContext(census, target, args.file))
+    chunks = load_mlir(args.file)
+    census = [a for chunk in chunks for a in take_census(chunk, assumptions)]
+    diags = run_checks(CheckContext(census, target, args.file, chunks))
     frames = stack_frames(census, target)
+    kernels = kernel_budgets(census, target)
     errors = count_errors(diags)
     if args.json:
         print(json.dumps(check_json(args.file, target.name, census, frames, diags), indent=2))
@@ -107,6 +110,8 @@ def run_check(args: argparse.Namespace) -> int:
     parts = [format_census(census) if census else "no allocations"]
     if frames:
         parts.append(format_frames(frames, target.stack.max_frame if target.stack else None))
+    if kernels:
+        parts.append(format_kernel_budgets(kernels))
     if diags:
         parts.append(format_diagnostics(diags, args.file))
     warnings = sum(1 for d in diags if d.severity == "warning")
@@ -223,11 +228,12 @@ def run_place(args: argparse.Namespace) -> int:
     if errors:
         return 1  # nothing is written when a buffer has nowhere to go
     if args.apply:
+        from .ir.print import print_chunks
         from .transforms.placement import apply_placement
 
         for chunk, placement in zip(chunks, placements, strict=True):
             apply_placement(chunk.module, placement, chunk.path)
-        write_text(args.output, "\n// -----\n\n".join(str(c.module) for c in chunks))
+        write_text(args.output, print_chunks(chunks))  # verified before a byte is written
     return 0
 
 

@@ -11,11 +11,12 @@ from collections.abc import Callable, Sequence
 
 from ..report.diagnostics import Diagnostic
 from .context import CheckContext
+from .placement import PLACEMENT_CHECKS
 from .stack import STACK_CHECKS
 
 Check = Callable[[CheckContext], list[Diagnostic]]
 
-DEFAULT_CHECKS: list[Check] = [*STACK_CHECKS]
+DEFAULT_CHECKS: list[Check] = [*STACK_CHECKS, *PLACEMENT_CHECKS]
 
 
 def run_checks(context: CheckContext, checks: Sequence[Check] | None = None) -> list[Diagnostic]:

@@ -362,8 +362,8 @@ def _accepted(req: Request, space: _Space, offset: int | None,
               refusals: list[tuple[str, str]], uses: list[SpaceUse]) -> Decision:
     use = next(u for u in uses if u.function in (None, req.function))
     capacity = "unbounded" if use.capacity is None else f"{use.capacity} B"
-    where = f"frame of @{req.function}" if space.per_function else space.name
-    fits = f"{space.name}: fits ({where} peak {use.peak} B of {capacity})"
+    where = f"@{req.function} frame peak" if space.per_function else "peak"
+    fits = f"{space.name}: fits ({where} {use.peak} B of {capacity})"
     notes = [f"{s}: {why}" for s, why in refusals] + [fits] + list(req.notes)
     return Decision(req.allocation, req.devices, space.name, offset, "; ".join(notes),
                     tuple(refusals))
