@@ -101,7 +101,7 @@ def test_pinned_pool_is_honoured():
     result = place(cpu(alloc(64, space="dram"), alloc(64, space='"sram"')),
                    load_target("cortex-m55"))
     assert spaces(result) == ["dram", "sram"]
-    assert "stack: the IR asks for memory space 'dram'" in result.decisions[0].reason
+    assert "stack, sram: the IR asks for memory space 'dram'" in result.decisions[0].reason
 
 
 def test_workgroup_and_foreign_spaces_are_left_alone():
@@ -122,8 +122,8 @@ def test_nowhere_to_go_names_every_space_and_its_reason():
     (decision,) = result.unplaced
     assert decision.space is None
     assert [space for space, _ in decision.refusals] == ["stack", "sram", "dram", "heap"]
-    assert "heap: size not bounded (size depends on %n), and the heap holds only 32768 B" in (
-        decision.reason)
+    assert decision.reason == ("nowhere to go: stack, sram, dram: size not bounded (size depends "
+                               "on %n); heap: holds only 32768 B and the size has no bound")
 
 
 def test_npu_buffer_too_big_for_every_npu_space_is_refused():
@@ -273,7 +273,7 @@ def test_place_nowhere_to_go_is_exit_1_with_one_line_per_buffer(tmp_path, capsys
     assert main(["place", str(path), "--target", "cortex-m55", "--apply", "-o", str(out)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{path}:2:8: error: memref.alloc in @f has nowhere to go" in err[0]
-    assert "heap: size not bounded" in err[0]
+    assert "stack, sram, dram: size not bounded" in err[0] and "heap: holds only" in err[0]
     assert not out.exists()
 
 
@@ -285,3 +285,17 @@ def test_place_bad_inputs_exit_2(tmp_path, capsys):
     assert main(["place", _example("placement.mlir"), "--target", "x86_64", "--apply"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 3
+
+
+def test_opt_place_hoists_then_places(tmp_path, capsys):
+    from memplan.cli import main
+    from memplan.ir import load_mlir
+
+    out = tmp_path / "opt.mlir"
+    assert main(["opt", _example("loop_alloca.mlir"), "--target", "x86_64", "--place",
+                 "-o", str(out)]) == 0
+    load_mlir(out)  # parses and verifies
+    text = out.read_text()
+    # The hoisted, bounded buffers are placed: on x86_64 the small ones go to the stack.
+    assert 'memplan.space = "stack"' in text and 'memplan.space = "heap"' in text
+    assert "nowhere to go" not in capsys.readouterr().err

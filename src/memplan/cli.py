@@ -130,6 +130,9 @@ def add_opt_command(commands: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write the rewritten MLIR here (default: stdout)")
     p.add_argument("--keep-locations", action="store_true",
                    help="print the input's locations (loc(...)) on every op")
+    p.add_argument("--place", action="store_true",
+                   help="after hoisting, place every allocation in the target's stack, pools or "
+                   "heap and write the placement into the IR (see `memplan place`)")
     p.set_defaults(run=run_opt)
 
 
@@ -143,11 +146,13 @@ def run_opt(args: argparse.Namespace) -> int:
     from .report.diagnostics import count_errors, format_diagnostics
     from .targets import load_target
     from .transforms.hoist import hoist_and_bound
+    from .transforms.placement import place_chunks
 
     assumptions = [parse_assumption(text) for text in args.assume]
     target = load_target(args.target)
     chunks = load_mlir(args.file)
     diags = [d for chunk in chunks for d in hoist_and_bound(chunk, assumptions).diagnostics]
+    unplaced = place_chunks(chunks, target, assumptions) if args.place else []
     text = print_chunks(chunks, keep_locations=args.keep_locations)
     if args.output:
         write_text(args.output, text)
@@ -158,9 +163,10 @@ def run_opt(args: argparse.Namespace) -> int:
     summary = [format_diagnostics(diags, args.file)] if diags else []
     if frames:
         summary.append(format_frames(frames, target.stack.max_frame if target.stack else None))
+    summary += unplaced
     if summary:
         print("\n".join(summary), file=sys.stderr)
-    return 1 if count_errors(diags) else 0
+    return 1 if count_errors(diags) or unplaced else 0
 
 
 # --- memplan targets ---------------------------------------------------------

@@ -230,7 +230,7 @@ def _heap_space(target: Target) -> _Space:
             return f"not reachable by {', '.join(missing)}"
         if heap.capacity is not None:
             if req.size is None:
-                return f"{_unbounded(req)}, and the heap holds only {heap.capacity} B"
+                return f"holds only {heap.capacity} B and the size has no bound"
             if req.size > heap.capacity:
                 return f"{req.size} B is over the capacity of {heap.capacity} B"
         return None
@@ -364,10 +364,18 @@ def _accepted(req: Request, space: _Space, offset: int | None,
     capacity = "unbounded" if use.capacity is None else f"{use.capacity} B"
     where = f"@{req.function} frame peak" if space.per_function else "peak"
     fits = f"{space.name}: fits ({where} {use.peak} B of {capacity})"
-    notes = [f"{s}: {why}" for s, why in refusals] + [fits] + list(req.notes)
+    notes = _grouped(refusals) + [fits] + list(req.notes)
     return Decision(req.allocation, req.devices, space.name, offset, "; ".join(notes),
                     tuple(refusals))
 
 
 def _nowhere(refusals: list[tuple[str, str]]) -> str:
-    return "nowhere to go: " + "; ".join(f"{space}: {why}" for space, why in refusals)
+    return "nowhere to go: " + "; ".join(_grouped(refusals))
+
+
+def _grouped(refusals: list[tuple[str, str]]) -> list[str]:
+    """`stack, sram: size not bounded (...)`: each reason once, with every space it holds for."""
+    spaces_by_reason: dict[str, list[str]] = {}
+    for space, why in refusals:
+        spaces_by_reason.setdefault(why, []).append(space)
+    return [f"{', '.join(spaces)}: {why}" for why, spaces in spaces_by_reason.items()]

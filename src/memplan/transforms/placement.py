@@ -21,16 +21,35 @@ The module is modified in place; callers parse a fresh copy of the input.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from iree.compiler import ir
 
+from ..analysis.census import take_census
 from ..analysis.devices import ALLOC_OPS, AllocKey, function_name
+from ..analysis.ranges import Assumption
 from ..errors import InputError
-from ..ir import source_loc
+from ..ir import MlirChunk, source_loc
+from ..place.module import place_chunk
 from ..place.policy import HEAP, STACK, Decision, Placement
 from ..place.requests import alloc_key
+from ..report.placement_report import format_unplaced
+from ..targets import Target
 
 SPACE_ATTR = "memplan.space"
 OFFSET_ATTR = "memplan.offset"
+
+
+def place_chunks(chunks: Sequence[MlirChunk], target: Target,
+                 assumptions: Sequence[Assumption] = ()) -> list[str]:
+    """Place every chunk's census on `target` and rewrite the chunks to follow it (`memplan
+    opt --place`); returns one error line per allocation with nowhere to go (left as is)."""
+    errors = []
+    for chunk in chunks:
+        placement = place_chunk(chunk, take_census(chunk, assumptions), target)
+        apply_placement(chunk.module, placement, chunk.path)
+        errors += format_unplaced([placement], chunk.path)
+    return errors
 
 
 def apply_placement(module: ir.Module, placement: Placement, path: str) -> int:
