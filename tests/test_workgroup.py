@@ -11,7 +11,6 @@ from memplan.place.workgroup import kernel_budgets, workgroup_diagnostics
 from memplan.report.diagnostics import format_diagnostic
 from memplan.targets import load_target
 
-DATA = Path(__file__).parent / "data"
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 GFX942 = load_target("rocm-gfx942")
 
@@ -46,7 +45,7 @@ def test_kernel_over_the_limit_names_total_limit_and_contributors():
     text = format_diagnostic(diag)
     assert "kernel @over needs 873872 bytes of workgroup memory" in text
     assert "over the 65536-byte limit of target 'rocm-gfx942'" in text
-    assert "k.mlir:7:10: note: memref.alloc 218468xf32 contributes 873872 bytes" in text
+    assert "k.mlir:7:10: note: memref<218468xf32> contributes 873872 bytes" in text
 
 
 def test_contributors_are_listed_largest_first():
@@ -78,13 +77,13 @@ def test_cpu_target_has_no_workgroup_memory():
 # --- memplan check on MLIR ------------------------------------------------------------
 
 def test_check_workgroup_case_on_gfx942(capsys):
-    assert main(["check", str(DATA / "workgroup_memory_budget.mlir"),
+    assert main(["check", str(EXAMPLES / "workgroup_memory_budget.mlir"),
                  "--target", "rocm-gfx942"]) == 1
     out = capsys.readouterr().out
     errors = [line for line in out.splitlines() if ": error: " in line]
     assert len(errors) == 2  # the 873872-byte kernel and the dynamic one; nothing else
     assert ":17:10: error: kernel @over_873872 needs 873872 bytes" in errors[0]
-    assert ":25:10: error: workgroup allocation memref.alloc ?xf32 in @dynamic_shared" in (
+    assert ":25:10: error: workgroup allocation memref<?xf32> in @dynamic_shared" in (
         errors[1])
     assert "workgroup memory @fits_50688: 33792 of 65536 bytes (2 allocation(s) packed, " \
            "50688 unpacked)" in out
@@ -92,7 +91,7 @@ def test_check_workgroup_case_on_gfx942(capsys):
 
 
 def test_check_workgroup_case_fits_sm90_except_the_dynamic_one(capsys):
-    assert main(["check", str(DATA / "workgroup_memory_budget.mlir"),
+    assert main(["check", str(EXAMPLES / "workgroup_memory_budget.mlir"),
                  "--target", "cuda-sm90"]) == 1
     out = capsys.readouterr().out
     assert "@over_873872" in out and "over the 232448-byte limit" in out

@@ -112,8 +112,8 @@ def _over_limit(kernel: KernelBudget, target: Target) -> Diagnostic:
 
 
 def _type(a: Allocation) -> str:
-    dims = "x".join("?" if d is None else str(d) for d in a.shape)
-    return f"{a.op_name} {dims}x{a.element_type}" if dims else f"{a.op_name} {a.element_type}"
+    dims = "".join(f"{'?' if d is None else d}x" for d in a.shape)
+    return f"memref<{dims}{a.element_type}>"
 
 
 def format_kernel_budgets(kernels: Sequence[KernelBudget]) -> str:
