@@ -144,6 +144,7 @@ def run_opt(args: argparse.Namespace) -> int:
     from .ir.print import print_chunks
     from .report.census_report import format_frames
     from .report.diagnostics import count_errors, format_diagnostics
+    from .report.placement_report import format_unplaced
     from .targets import load_target
     from .transforms.hoist import hoist_and_bound
     from .transforms.placement import place_chunks
@@ -152,7 +153,7 @@ def run_opt(args: argparse.Namespace) -> int:
     target = load_target(args.target)
     chunks = load_mlir(args.file)
     diags = [d for chunk in chunks for d in hoist_and_bound(chunk, assumptions).diagnostics]
-    unplaced = place_chunks(chunks, target, assumptions) if args.place else []
+    placements = place_chunks(chunks, target, assumptions) if args.place else []
     text = print_chunks(chunks, keep_locations=args.keep_locations)
     if args.output:
         write_text(args.output, text)
@@ -163,6 +164,7 @@ def run_opt(args: argparse.Namespace) -> int:
     summary = [format_diagnostics(diags, args.file)] if diags else []
     if frames:
         summary.append(format_frames(frames, target.stack.max_frame if target.stack else None))
+    unplaced = format_unplaced(placements, args.file)
     summary += unplaced
     if summary:
         print("\n".join(summary), file=sys.stderr)

@@ -188,8 +188,7 @@ def _stack_space(target: Target) -> _Space:
         if missing:
             return f"not addressable by {', '.join(missing)}"
         if req.allocation.loop_depth > 0:
-            # An alloca in a loop body takes new stack every iteration (seed 000).
-            return "inside a loop: an alloca there grows the stack every iteration"
+            return _IN_LOOP
         if stack.max_allocation is not None and req.size > stack.max_allocation:
             return f"{req.size} B is over the per-allocation limit of {stack.max_allocation} B"
         if req.size > stack.max_frame:
@@ -211,6 +210,8 @@ def _pool_space(target: Target, name: str) -> _Space:
         missing = [d for d in req.devices if d not in pool.reachable_by]
         if missing:
             return f"not reachable by {', '.join(missing)}"
+        if req.allocation.loop_depth > 0:
+            return _IN_LOOP
         if req.size > pool.capacity:
             return f"{req.size} B is over the capacity of {pool.capacity} B"
         return None
@@ -236,6 +237,11 @@ def _heap_space(target: Target) -> _Space:
         return None
 
     return _Space(HEAP, heap.capacity, heap.alignment, False, False, refuse)
+
+
+# A stack or pool slot is one buffer at one offset; a loop makes one buffer per iteration
+# (and an alloca there takes new stack each time, seed 000). `memplan opt` hoists first.
+_IN_LOOP = "inside a loop: one static slot cannot hold a buffer made every iteration"
 
 
 def _unbounded(req: Request) -> str:
