@@ -167,3 +167,41 @@ def test_parse_assumption():
     assert parse_assumption("@f:1==7") == Assumption(1, lo=7, hi=7, function="f")
     with pytest.raises(InputError, match="--assume"):
         parse_assumption("n < 3")
+
+
+def _first(func, name):
+    return next(op for op in walk(func) if op.name == name)
+
+
+def test_scf_parallel_and_affine_for_induction_variables():
+    func = parse_function("""
+func.func @f() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c10 = arith.constant 10 : index
+  scf.parallel (%p, %q) = (%c0, %c1) to (%c4, %c10) step (%c1, %c4) {
+    %s = arith.addi %p, %q : index
+    scf.reduce
+  }
+  affine.for %k = 2 to min affine_map<()[s0] -> (s0, 16)>()[%c10] step 3 {
+    %t = arith.addi %k, %c0 : index
+  }
+  return
+}""")
+    analysis = RangeAnalysis(func)
+    p, q = _first(func, "scf.parallel").regions[0].blocks[0].arguments
+    assert analysis.range_of(p) == Range(0, 3)
+    assert analysis.range_of(q) == Range(1, 9)  # 1, 5, 9
+    k = _first(func, "affine.for").regions[0].blocks[0].arguments[0]
+    assert analysis.range_of(k) == Range(2, 8)  # 2, 5, 8 (< min(10, 16))
+
+
+def test_iteration_arguments_are_unbounded_with_a_reason():
+    r = returned_range(C + """
+  %r = scf.for %iv = %c0 to %c8 step %c1 iter_args(%acc = %c0) -> index {
+    %next = arith.addi %acc, %c1 : index
+    scf.yield %next : index
+  }
+  return %r : index""")
+    assert r.hi is None and "`scf.for`" in r.reason

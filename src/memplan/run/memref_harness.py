@@ -33,7 +33,7 @@ for both programs); no results.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,13 +42,14 @@ from iree.compiler.dialects import memref
 
 from ..analysis.census import dynamic_size_operands
 from ..errors import InputError
-from ..ir import parse_mlir
+from ..ir import load_mlir, parse_mlir
 from ..ir.walk import (
     functions,
     has_identity_layout,
     int_width,
     memory_space_name,
     shape_of,
+    source_argument_names,
     symbol_name,
     walk,
 )
@@ -231,3 +232,39 @@ def check_equivalent(before_text: str, after_text: str, functions_: str | Sequen
     after = run_memref_functions(after_text, calls, inputs)
     return [Comparison(c.function, x, b, a)
             for c, x, b, a in zip(calls, inputs, before, after, strict=True)]
+
+
+def runnable_calls(program_path: str, values: Mapping[str, int]) -> tuple[list[Call], list[str]]:
+    """Calls for every public function of a file the harness can run, and why others cannot.
+
+    Integer/index arguments take their value from `values`, by SSA name (`n`) or
+    0-based position (`"1"`), optionally prefixed by the function (`@f:n`).
+    """
+    calls, skipped = [], []
+    for chunk in load_mlir(program_path):
+        for func in functions(chunk.module):
+            name = symbol_name(func)
+            if "sym_visibility" in func.attributes:
+                continue  # private helpers run through the public functions calling them
+            try:
+                args = signature(chunk.module, name)
+            except InputError as err:
+                skipped.append(f"@{name}: {err.reason}")
+                continue
+            arg_names = source_argument_names(func, program_path)
+            scalars, missing = [], []
+            for i, (a, arg_name) in enumerate(zip(args, arg_names, strict=True)):
+                if a.is_memref:
+                    continue
+                keys = [f"@{name}:{arg_name}", f"@{name}:{i}", str(arg_name), str(i)]
+                value = next((values[k] for k in keys if k in values), None)
+                if value is None:
+                    missing.append(f"%{arg_name}" if arg_name else f"#{i}")
+                else:
+                    scalars.append(value)
+            if missing:
+                skipped.append(f"@{name}: needs a value for {', '.join(missing)} "
+                               "(--run-arg NAME=VALUE)")
+            else:
+                calls.append(Call(name, tuple(scalars)))
+    return calls, skipped

@@ -64,6 +64,7 @@ from ..ir import MlirChunk, source_loc
 from ..ir.walk import (
     DYNAMIC,
     LOOP_OPS,
+    element_bytes,
     enclosing_loops,
     functions,
     shape_of,
@@ -279,8 +280,6 @@ def _first_op(loop: ir.Operation) -> ir.Operation:
 
 
 def _bytes(type_: ir.MemRefType) -> int:
-    from ..ir.walk import element_bytes
-
     return (element_bytes(type_.element_type) or 0) * math.prod(type_.shape)
 
 
