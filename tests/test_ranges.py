@@ -205,3 +205,10 @@ def test_iteration_arguments_are_unbounded_with_a_reason():
   }
   return %r : index""")
     assert r.hi is None and "`scf.for`" in r.reason
+
+
+def test_division_by_a_positive_constant_keeps_a_one_sided_bound():
+    r = returned_range(C + """
+  %x = affine.apply affine_map<()[s0] -> ((s0 + 7) floordiv 8)>()[%n]
+  return %x : index""", "%n: index {memplan.max = 4096 : index}")
+    assert r.lo is None and r.hi == 512

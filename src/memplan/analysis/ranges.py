@@ -155,6 +155,11 @@ def _ceil_div(x: int, y: int) -> int:
 
 def _div(a: Range, b: Range, rounding: Callable[[int, int], int], what: str) -> Range:
     """Division with a divisor that cannot be 0 (dividing by 0 is undefined behaviour)."""
+    if b.is_exact and b.lo > 0:  # type: ignore[operator]
+        # By a positive constant every rounding is monotone: each known side stays known.
+        return Range(None if a.lo is None else rounding(a.lo, b.lo),  # type: ignore[arg-type]
+                     None if a.hi is None else rounding(a.hi, b.lo),  # type: ignore[arg-type]
+                     a.reason)
     if b.lo is not None and b.hi is not None and (b.lo > 0 or b.hi < 0):
         if a.bounded:
             corners = [rounding(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
