@@ -102,3 +102,26 @@ def test_opt_check_run_compares_before_and_after_under_iree(capsys, tmp_path):
     for name in ("loop_dynamic_alloca", "loop_dynamic_alloc", "loop_invariant_dynamic_alloc",
                  "loop_static_alloc"):
         assert f"execution check: @{name}: identical results before and after" in err
+
+
+def test_per_allocation_limit_and_a_target_without_stack(capsys, data, tmp_path):
+    limited = tmp_path / "limited.toml"
+    limited.write_text('name = "limited"\ndevices = ["cpu"]\n[stack]\nmax_frame = 4096\n'
+                       'max_allocation = 256\n')
+    code, out, _ = run(capsys, "check", data / "entry_alloca.mlir", "--target", limited)
+    assert code == 1
+    assert ":6:10: error: stack allocation of memref<8x32xi32> (1024 bytes) exceeds the " \
+           "per-allocation limit of 256 bytes of target 'limited'" in out
+    assert ":7:12: error" not in out  # the 16-byte buffer is within the limit
+    stackless = tmp_path / "npu.toml"
+    stackless.write_text('name = "npu"\ndevices = ["npu"]\n')
+    code, out, _ = run(capsys, "check", data / "entry_alloca.mlir", "--target", stackless)
+    assert code == 1 and out.count("which has no addressable stack") == 2
+
+
+def test_opt_keeps_input_locations_on_request(capsys, data):
+    code, out, _ = run(capsys, "opt", data / "loop_alloca_memref.mlir", "--target", "x86_64",
+                       "--keep-locations")
+    assert code == 0
+    alias = out.split("%alloca = memref.alloca() : memref<8x32xi32> loc(")[1].split(")")[0]
+    assert f'{alias} = loc("{data / "loop_alloca_memref.mlir"}":13:12)' in out
