@@ -117,7 +117,8 @@ def check_allocation_limit(ctx: CheckContext) -> list[Diagnostic]:
         if stack is None:
             diags.append(Diagnostic(
                 "error", a.location, f"stack allocation of {describe_type(a)} on target "
-                f"'{ctx.target.name}', which has no addressable stack", code="stack-allocation-limit"))
+                f"'{ctx.target.name}', which has no addressable stack",
+                code="stack-allocation-limit"))
         elif stack.max_allocation is not None and (a.bytes_or_bound or 0) > stack.max_allocation:
             diags.append(Diagnostic(
                 "error", a.location, f"stack allocation of {describe_type(a)} "
