@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .errors import MemplanError
+from .errors import InputError, MemplanError
 from .files import refuse_overwriting_input, write_text
 
 
