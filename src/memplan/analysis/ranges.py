@@ -1,9 +1,10 @@
 """Integer range analysis: a sound interval for each integer/index SSA value.
 
-Models: `arith.constant`; `arith` add/sub/mul, divsi/divui/ceildivsi/floordivsi,
+Models: `arith.constant`; `memref.dim`/`tensor.dim` (static dims, and dynamic dims of an
+allocation in the same function); `arith` add/sub/mul, divsi/divui/ceildivsi/floordivsi,
 remsi/remui, minsi/maxsi/minui/maxui, select, cmpi, index_cast(ui), extsi/extui/
 trunci; `affine.apply/min/max` (their maps evaluated over intervals);
-induction variables of `scf.for`, `scf.parallel` and `affine.for` (from lower
+induction variables of `scf.for`, `scf.parallel`, `scf.forall` and `affine.for` (from lower
 bound, upper bound and step, nested loops included); function arguments bounded
 by the user (`Assumption`, or an argument attribute `{memplan.max = N}` /
 `{memplan.min = N}`).
@@ -360,6 +361,8 @@ class RangeAnalysis:
                 return self._induction_variable(lb, ub, step)
         if owner.name == "affine.for" and number == 0:
             return self._affine_for_iv(owner)
+        if owner.name == "scf.forall" and number < len(_static_array(owner, "staticUpperBound")):
+            return self._forall_iv(owner, number)
         what = "an iteration argument" if owner.name in LOOP_OPS else "a block argument"
         return Range.unknown(f"size is {what} of `{owner.name}`, which the range analysis "
                              "does not model")
@@ -402,6 +405,16 @@ class RangeAnalysis:
         ubs = eval_affine_map(ub_map, operands[n_lb: n_lb + ub_map.n_inputs])
         step = ir.IntegerAttr(op.attributes["step"]).value
         return self._induction_variable(_max(lbs), _min(ubs), Range.exact(step))
+
+    def _forall_iv(self, op: ir.Operation, number: int) -> Range:
+        """`scf.forall` bounds mix static values and operands (lower, upper, step in order)."""
+        operands = iter(op.operands)
+        bounds = []
+        for name in ("staticLowerBound", "staticUpperBound", "staticStep"):
+            values = [Range.exact(v) if v != _DYNAMIC else self.range_of(next(operands))
+                      for v in _static_array(op, name)]
+            bounds.append(values[number])
+        return self._induction_variable(*bounds)
 
     # loop invariance
 
@@ -463,6 +476,13 @@ class RangeAnalysis:
             return True
         divisor = self.range_of(op.operands[1])
         return divisor.bounded and (divisor.lo > 0 or divisor.hi < 0)  # type: ignore[operator]
+
+
+_DYNAMIC = ir.ShapedType.get_dynamic_size()
+
+
+def _static_array(op: ir.Operation, name: str) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(op.attributes[name])) if name in op.attributes else []
 
 
 def _parallel_inits(op: ir.Operation) -> int:
@@ -559,6 +579,29 @@ def _affine(reduce: Callable[[Sequence[Range]], Range]) -> Callable[[RangeAnalys
     return handler
 
 
+def _dim(analysis: RangeAnalysis, op: ir.Operation) -> Range:
+    """`memref.dim`/`tensor.dim`: a static dim is a constant; a dynamic dim of an allocation
+    is that allocation's size operand."""
+    source, index = op.operands
+    position = analysis.range_of(index)
+    shaped = source.type
+    if not position.is_exact or not 0 <= position.lo < shaped.rank:  # type: ignore[operator]
+        return Range.unknown(f"`{op.name}` of a dimension that is not a constant")
+    dims = list(shaped.shape)
+    if not shaped.is_dynamic_dim(position.lo):
+        return Range.exact(dims[position.lo])
+    alloc = defining_op(source)
+    if alloc is not None and alloc.name in _ALLOCATIONS:
+        dynamic_before = sum(1 for d in range(position.lo) if shaped.is_dynamic_dim(d))
+        return analysis.range_of(alloc.operands[dynamic_before])
+    return Range(0, None, f"size comes from a dynamic dimension (`{op.name}`) of a value the "
+                 "range analysis cannot see the allocation of")
+
+
+_ALLOCATIONS = frozenset({"memref.alloc", "memref.alloca", "bufferization.alloc_tensor",
+                          "tensor.empty"})
+
+
 _HANDLERS: dict[str, Callable[[RangeAnalysis, ir.Operation], Range]] = {
     "arith.constant": _constant,
     "arith.addi": _binary(_add),
@@ -586,4 +629,6 @@ _HANDLERS: dict[str, Callable[[RangeAnalysis, ir.Operation], Range]] = {
     "affine.apply": _affine(lambda results: results[0]),
     "affine.min": _affine(_min),
     "affine.max": _affine(_max),
+    "memref.dim": _dim,
+    "tensor.dim": _dim,
 }
