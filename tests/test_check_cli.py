@@ -126,3 +126,10 @@ def test_opt_keeps_input_locations_on_request(capsys, data):
     assert code == 0
     alias = out.split("%alloca = memref.alloca() : memref<8x32xi32> loc(")[1].split(")")[0]
     assert f'{alias} = loc("{data / "loop_alloca_memref.mlir"}":13:12)' in out
+
+
+def test_tensor_allocation_in_a_loop_is_a_warning(capsys, data):
+    code, out, _ = run(capsys, "check", data / "alloc_tensor_loop.mlir", "--target", "x86_64")
+    assert code == 0
+    assert ":8:12: warning: tensor allocation tensor<8x?xi32> (at most 1024 bytes) inside a " \
+           "loop bufferizes to one allocation per iteration" in out

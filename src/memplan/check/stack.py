@@ -9,6 +9,8 @@
   live stack allocations (`memplan.pack.plan` over census lifetimes) above
   `stack.max_frame`, naming the largest contributors.
 - `heap-in-loop` (warning): a heap allocation made and freed on every iteration.
+- `tensor-alloc-in-loop` (warning): a `bufferization.alloc_tensor` in a loop, which
+  bufferizes to an allocation per iteration.
 
 The frame counts allocations outside loops with a bound; the others already
 have an error of their own and no finite frame.
@@ -160,7 +162,19 @@ def check_heap_in_loop(ctx: CheckContext) -> list[Diagnostic]:
     return diags
 
 
+def check_tensor_allocation_in_loop(ctx: CheckContext) -> list[Diagnostic]:
+    """Seed 000 starts here: an `alloc_tensor` in a loop bufferizes to an allocation per
+    iteration (IREE promotes it to the stack)."""
+    return [
+        Diagnostic("warning", a.location,
+                   f"tensor allocation {describe_type(a)} ({describe_size(a)}) inside a loop "
+                   "bufferizes to one allocation per iteration",
+                   [Note(a.loop_location, "inside this loop")], code="tensor-alloc-in-loop")
+        for a in ctx.census if a.op_name == "bufferization.alloc_tensor" and a.loop_depth > 0
+    ]
+
+
 STACK_CHECKS = [
     check_stack_in_loop, check_unbounded_stack, check_allocation_limit, check_frame_limit,
-    check_heap_in_loop,
+    check_heap_in_loop, check_tensor_allocation_in_loop,
 ]
