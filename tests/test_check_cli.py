@@ -133,3 +133,23 @@ def test_tensor_allocation_in_a_loop_is_a_warning(capsys, data):
     assert code == 0
     assert ":8:12: warning: tensor allocation tensor<8x?xi32> (at most 1024 bytes) inside a " \
            "loop bufferizes to one allocation per iteration" in out
+
+
+def test_an_alloca_scope_inside_the_loop_frees_each_iteration(capsys, tmp_path):
+    path = tmp_path / "scoped.mlir"
+    path.write_text("""func.func @f(%out: memref<4xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    memref.alloca_scope {
+      %buf = memref.alloca() : memref<64xi32>
+      %v = memref.load %buf[%i] : memref<64xi32>
+      memref.store %v, %out[%i] : memref<4xi32>
+    }
+  }
+  return
+}
+""")
+    code, out, _ = run(capsys, "check", path, "--target", "x86_64")
+    assert code == 0 and "stack frame @f: 256 of 32768 bytes" in out

@@ -1,7 +1,8 @@
 """Stack checks: every stack allocation bounded, outside loops, and the frame within budget.
 
 - `stack-in-loop` (error): a `memref.alloca` inside a loop. Its memory is only
-  released when the function returns, so the frame grows with every iteration.
+  released when the function (or an enclosing `memref.alloca_scope`) returns, so the
+  frame grows with every iteration; an alloca in an `alloca_scope` inside the loop is fine.
 - `stack-unbounded` (error): a `memref.alloca` whose size has no proven bound.
 - `stack-allocation-limit` (error): one allocation above the target's
   `stack.max_allocation`; any stack allocation on a target without a stack.
@@ -77,7 +78,8 @@ def stack_frames(census: Sequence[Allocation], target: Target) -> list[StackFram
     capacity = target.stack.max_frame if target.stack else None
     align = target.stack.alignment if target.stack else 1
     for (chunk, function), allocs in by_function.items():
-        counted = tuple(a for a in allocs if a.loop_depth == 0 and a.bytes_or_bound is not None)
+        counted = tuple(a for a in allocs
+                        if a.scope_loop_depth == 0 and a.bytes_or_bound is not None)
         excluded = tuple(a for a in allocs if a not in counted)
         buffers = [Buffer(f"{function}#{i}", a.lifetime[0], a.lifetime[1], a.bytes_or_bound or 0,
                           max(a.alignment or 1, align)) for i, a in enumerate(counted)]
@@ -96,7 +98,7 @@ def check_stack_in_loop(ctx: CheckContext) -> list[Diagnostic]:
                     Note(a.location, "`memplan opt` hoists it to the function entry"
                          + (" with a static size" if a.bound_bytes is not None else ""))],
                    code="stack-in-loop")
-        for a in ctx.census if is_stack(a) and a.loop_depth > 0
+        for a in ctx.census if is_stack(a) and a.scope_loop_depth > 0
     ]
 
 
