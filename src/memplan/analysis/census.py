@@ -202,7 +202,8 @@ def _workgroup_attributions(facts: FunctionFacts, path: str) -> list[Allocation]
         shape = shape_of(arg.type)
         elem_type = ir.ShapedType(arg.type).element_type
         elem_bytes = element_bytes(elem_type) or 0
-        size = elem_bytes * math.prod(shape) if None not in shape else None  # type: ignore[arg-type]
+        static = [d for d in shape if d is not None]
+        size = elem_bytes * math.prod(static) if len(static) == len(shape) else None
         kind = "workgroup" if index < n_workgroup else "private"
         records.append(Allocation(
             op_name=f"gpu.func {kind}", function=facts.name, location=source_loc(func, path),

@@ -1,34 +1,33 @@
 """Run memref-level functions with IREE, to compare a program before and after a rewrite.
 
-IREE's input ABI takes tensors, not memrefs (`bufferization.to_buffer` at the
-top level fails to legalize in iree-compile 3.13). What it does accept is a
-hand-written executable: a `stream.executable` whose module holds the
-program's functions unchanged plus an entry function that views each binding
-as the memref argument (`stream.binding.subspan`) and calls the function under
-test. (A `hal.executable.source` works too, except that IREE's stream-phase
-legality check then rejects `linalg` ops inside it.) The host function `@main` passes tensors to it with
-`flow.dispatch ... -> (%a0, ...)` (results tied to the operands), so every
-memref argument comes back, with whatever the function wrote into it.
+IREE's input ABI takes tensors, not memrefs (`bufferization.to_buffer` at the top level
+fails to legalize in iree-compile 3.13). What it does accept is a hand-written executable: a
+`stream.executable` whose module holds the program's functions unchanged plus an entry
+function that views each binding as the memref argument (`stream.binding.subspan`) and calls
+the function under test. (A `hal.executable.source` works too, except that IREE's stream-
+phase legality check then rejects `linalg` ops inside it.) One executable holds an export
+per function to run; host function `@main_k` dispatches export k with tensors,
+`flow.dispatch ... -> (%t0, ...)` (results tied to the operands), so every memref argument
+comes back with whatever the function wrote into it. Entries use IREE's default CPU pipeline
+(`#iree_cpu.pipeline<Default>`): tile-and-distribute fails on dynamic `linalg` ops.
 
 Both programs compile with `--iree-llvmcpu-fail-on-out-of-bounds-stack-allocation=false`:
-IREE 3.13 refuses a dynamic `memref.alloca` left in a loop ("all stack
-allocations need to be hoisted to the entry block"), which is exactly the
-"before" program; with the flag it compiles it as written (one `llvm.alloca`
-per iteration: the seed's bug), so the two can be run side by side.
+IREE 3.13 refuses a dynamic `memref.alloca` left in a loop ("all stack allocations need to
+be hoisted to the entry block"), which is exactly the "before" program; with the flag it
+compiles it as written (one `llvm.alloca` per iteration: the seed's bug), so the two can be
+run side by side.
 
-Heap allocations cannot run inside an IREE dispatch: `memref.alloc` lowers to
-calls to `malloc`/`free`, and the 3.13 runtime has no executable loader that
-resolves those imports ("no executable loader registered for the given
-executable format"; embedded and system ELF alike). So the harness runs heap
-buffers from the stack, in both programs alike: every default-space
-`memref.alloc` becomes a `memref.alloca` of the same type at the same place
-and `memref.dealloc`s are dropped. Contents are fresh and uninitialised either
-way, so this tests what the rewrite does to data flow (views, moved sizes,
-users); it does not exercise the heap allocator itself.
+Heap allocations cannot run inside an IREE dispatch: `memref.alloc` lowers to calls to
+`malloc`/`free`, and the 3.13 runtime has no executable loader that resolves those imports
+("no executable loader registered for the given executable format"; embedded and system ELF
+alike). So the harness runs heap buffers from the stack, in both programs alike: every
+default-space `memref.alloc` becomes a `memref.alloca` of the same type at the same place
+and `memref.dealloc`s are dropped. Contents are fresh and uninitialised either way, so this
+tests what the rewrite does to data flow (views, moved sizes, users); it does not exercise
+the heap allocator itself.
 
-Accepted signatures: memref arguments of static shape and identity layout;
-integer/index arguments, passed as constants the caller chooses (the same
-for both programs); no results.
+Accepted signatures: memref arguments of static shape and identity layout; integer/index
+arguments, passed as constants the caller chooses (the same for both programs); no results.
 """
 
 from __future__ import annotations
@@ -72,6 +71,7 @@ class Argument:
     is_memref: bool
     shape: tuple[int, ...] = ()
     dtype: type | None = None
+    tensor_type: str = ""  # the tensor the host passes for a memref argument
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,10 @@ def signature(module: ir.Module, function: str) -> list[Argument]:
                 raise InputError("<program>", f"@{function}: argument type {type_} is not "
                                  "supported by the harness (static shape, identity layout, "
                                  "int/float elements)")
-            args.append(Argument(str(type_), True, tuple(shape), dtype))  # type: ignore[arg-type]
+            tensor = str(ir.RankedTensorType.get(list(shape), type_.element_type,
+                                                 loc=ir.Location.unknown(type_.context)))
+            static_shape = tuple(d for d in shape if d is not None)
+            args.append(Argument(str(type_), True, static_shape, dtype, tensor))
         elif int_width(type_) is not None:
             args.append(Argument(str(type_), False))
         else:
@@ -163,7 +166,7 @@ def _wrap_call(k: int, call: Call, args: Sequence[Argument]) -> tuple[str, str, 
         operands.append(f"%a{i}")
     types = ", ".join(a.type for a in args)
     lines.append(f"func.call @{call.function}({', '.join(operands)}) : ({types}) -> ()")
-    tensors = [f"tensor<{'x'.join(map(str, a.shape))}x{a.type.split('x')[-1]}" for a in memrefs]
+    tensors = [a.tensor_type for a in memrefs]
     params = ", ".join(f"%t{i}: {t}" for i, t in enumerate(tensors))
     tied = ", ".join(f"%t{i}" for i in range(len(tensors)))
     results = ", ".join(f"%r#{i}" for i in range(len(tensors)))
