@@ -399,10 +399,10 @@ class RangeAnalysis:
     def _affine_for_iv(self, op: ir.Operation) -> Range:
         lb_map = _affine_map_attr(op, "lowerBoundMap")
         ub_map = _affine_map_attr(op, "upperBoundMap")
-        operands = [self.range_of(v) for v in op.operands]
-        n_lb = lb_map.n_inputs
+        n_lb, n_ub = lb_map.n_inputs, ub_map.n_inputs
+        operands = [self.range_of(v) for v in list(op.operands)[:n_lb + n_ub]]  # then inits
         lbs = eval_affine_map(lb_map, operands[:n_lb])
-        ubs = eval_affine_map(ub_map, operands[n_lb: n_lb + ub_map.n_inputs])
+        ubs = eval_affine_map(ub_map, operands[n_lb:])
         step = ir.IntegerAttr(op.attributes["step"]).value
         return self._induction_variable(_max(lbs), _min(ubs), Range.exact(step))
 
