@@ -62,3 +62,14 @@ def test_gpu_workgroup_and_private_attributions(tmp_path):
                                                              1024)
     assert (private.memory_space, private.exact_bytes) == ("private", 16)
     assert wg.location.line == 2
+
+
+def test_argument_names_are_read_back_from_the_source(tmp_path):
+    from memplan.ir.walk import functions, source_argument_names
+
+    path = tmp_path / "names.mlir"
+    path.write_text("func.func @f(%m: memref<8xf32, affine_map<(d0) -> (d0)>>,\n"
+                    "             %n: index {memplan.max = 4 : index, memplan.x = [1, 2]},\n"
+                    "             %k: index) {\n  return\n}\n")
+    (chunk,) = load_mlir(path)
+    assert source_argument_names(functions(chunk.module)[0], str(path)) == ["m", "n", "k"]

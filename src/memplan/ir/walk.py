@@ -256,7 +256,7 @@ def source_argument_names(func: ir.Operation, path: str) -> list[str | None]:
     for char in text[start + 1:]:
         if char in "(<[{":
             depth += 1
-        elif char in ")>]}":
+        elif char in ")>]}" and not (char == ">" and current.endswith("-")):  # `->` in a map
             if depth == 0:
                 pieces.append(current)
                 break
