@@ -5,6 +5,7 @@ from __future__ import annotations
 from memplan.analysis.census import take_census
 from memplan.analysis.ranges import Assumption
 from memplan.ir import load_mlir
+from memplan.ir.walk import functions, source_argument_names
 
 
 def census_of(path, assumptions=()):
@@ -65,8 +66,6 @@ def test_gpu_workgroup_and_private_attributions(tmp_path):
 
 
 def test_argument_names_are_read_back_from_the_source(tmp_path):
-    from memplan.ir.walk import functions, source_argument_names
-
     path = tmp_path / "names.mlir"
     path.write_text("func.func @f(%m: memref<8xf32, affine_map<(d0) -> (d0)>>,\n"
                     "             %n: index {memplan.max = 4 : index, memplan.x = [1, 2]},\n"
