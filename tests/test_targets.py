@@ -49,6 +49,13 @@ def test_npu_target_keeps_the_stack_away_from_the_npu():
     assert all("npu" in pool.reachable_by for pool in target.pools)
 
 
+def test_stack_and_heap_reach_defaults_to_the_first_device(tmp_path: Path):
+    path = tmp_path / "plain.toml"
+    path.write_text('name = "plain"\ndevices = ["cpu", "dsp"]\n[stack]\nmax_frame = 64\n[heap]\n')
+    target = load_target(str(path))
+    assert target.stack.addressable_by == ("cpu",) and target.heap.reachable_by == ("cpu",)
+
+
 def test_user_file_loads(tmp_path: Path):
     path = tmp_path / "tiny.toml"
     path.write_text(MINIMAL)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Callable
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -68,6 +69,17 @@ def parse_target(text: str, path: str) -> Target:
         source=path,
     )
     _check_consistency(reader, target)
+    return _default_reach(target)
+
+
+def _default_reach(target: Target) -> Target:
+    """An omitted `addressable_by`/`reachable_by` of the stack or heap means the first
+    device: the one that runs the code owns its stack and its heap."""
+    first = (target.default_device,)
+    if target.stack and not target.stack.addressable_by:
+        target = replace(target, stack=replace(target.stack, addressable_by=first))
+    if target.heap and not target.heap.reachable_by:
+        target = replace(target, heap=replace(target.heap, reachable_by=first))
     return target
 
 
