@@ -10,9 +10,10 @@ lists them, heap), for each space:
   1. refuse, per buffer, what the space can never hold: a device that uses the
      buffer cannot reach the space, the size has no proven bound, the buffer is
      over a per-allocation limit or the whole capacity;
-  2. admit the rest smallest first, re-packing the admitted set with lifetimes
-     through the offset planner after each admission and refusing a buffer
-     whose admission would push the peak over the capacity ("full"). The stack
+  2. admit the rest smallest first while the admitted set, packed with
+     lifetimes by the offset planner, stays within the capacity (the longest
+     such prefix by binary search, then each larger buffer that still fits);
+     a buffer that would push the peak over the capacity is refused ("full"). The stack
      is packed per function (one frame each); a pool or heap per module, each
      function in its own region (see `_pack`).
 
@@ -32,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..analysis.census import Allocation
-from ..pack import Buffer, PackResult, Problem, plan
+from ..pack import Buffer, PackResult, Problem, lower_bound, plan
 from ..targets import Target
 
 STACK = "stack"
@@ -293,10 +294,11 @@ def _admit(space: _Space, requests: Sequence[Request],
     full: dict[int, str] = {}
     uses: list[SpaceUse] = []
     for function, members in groups.items():
-        kept, packed = _admit_group(space, requests, members)
-        for i in members:
-            if i not in packed.offsets:
-                full[i] = _full_reason(space, requests, kept + [i])
+        kept, packed, refused = _admit_group(space, requests, members)
+        where = f"the frame of @{function}" if space.per_function else space.name
+        for i, (need, at_least) in refused.items():
+            full[i] = (f"full: {where} would need {'at least ' if at_least else ''}{need} B "
+                       f"of {space.capacity} B")
         for i in kept:
             admitted[i] = packed.offsets[i] if space.static_offsets else None
         uses.append(SpaceUse(space.name, function, packed.peak, packed.lower_bound,
@@ -304,26 +306,43 @@ def _admit(space: _Space, requests: Sequence[Request],
     return admitted, full, uses
 
 
-def _admit_group(space: _Space, requests: Sequence[Request],
-                 members: list[int]) -> tuple[list[int], _Packed]:
+def _admit_group(space: _Space, requests: Sequence[Request], members: list[int]
+                 ) -> tuple[list[int], _Packed, dict[int, tuple[int, bool]]]:
+    """Smallest first: the longest prefix that packs within the capacity, found by binary
+    search, then each larger buffer that still fits where lifetimes leave room.
+
+    Returns the admitted buffers, their packing, and for each refused buffer the bytes its
+    admission would have needed (and whether that is only a lower bound).
+    """
     order = sorted(members, key=lambda i: (requests[i].size or 0, requests[i].lifetime, i))
     everything = _pack(space, requests, order)
     if space.capacity is None or everything.peak <= space.capacity:
-        return order, everything  # the common case: one packing, no search
-    kept: list[int] = []
-    packed = _pack(space, requests, [])
-    for i in order:
+        return order, everything, {}  # the common case: one packing, no search
+    capacity = space.capacity
+    # Invariant: order[:fits] packs within the capacity, order[:over] does not.
+    fits, over, packed = 0, len(order), _pack(space, requests, [])
+    while over - fits > 1:
+        middle = (fits + over) // 2
+        trial = _pack(space, requests, order[:middle])
+        if trial.peak <= capacity:
+            fits, packed = middle, trial
+        else:
+            over = middle
+    kept = order[:fits]
+    refused: dict[int, tuple[int, bool]] = {}
+    for i in order[fits:]:
+        # Bytes live at once are a floor no packing beats: skip the packer when they overflow.
+        floor = _lower_bound(space, requests, kept + [i])
+        if floor > capacity:
+            refused[i] = (floor, True)
+            continue
         trial = _pack(space, requests, kept + [i])
-        if trial.peak <= space.capacity:
+        if trial.peak <= capacity:
             kept.append(i)
             packed = trial
-    return kept, packed
-
-
-def _full_reason(space: _Space, requests: Sequence[Request], members: list[int]) -> str:
-    need = _pack(space, requests, members).peak
-    where = f"the frame of @{requests[members[-1]].function}" if space.per_function else space.name
-    return f"full: {where} would need {need} B of {space.capacity} B"
+        else:
+            refused[i] = (trial.peak, False)
+    return kept, packed, refused
 
 
 def _pack(space: _Space, requests: Sequence[Request], members: list[int]) -> _Packed:
@@ -348,14 +367,26 @@ def _pack(space: _Space, requests: Sequence[Request], members: list[int]) -> _Pa
     return _Packed(offsets, base, lower)
 
 
+def _lower_bound(space: _Space, requests: Sequence[Request], members: list[int]) -> int:
+    """Most bytes live at once, per function, summed over functions (as `_pack` lays them)."""
+    by_function: dict[str, list[int]] = {}
+    for i in members:
+        by_function.setdefault(requests[i].function, []).append(i)
+    return sum(lower_bound(_problem(space, requests, group)) for group in by_function.values())
+
+
 def _plan_function(space: _Space, requests: Sequence[Request], members: list[int]) -> PackResult:
+    return plan(_problem(space, requests, members))
+
+
+def _problem(space: _Space, requests: Sequence[Request], members: list[int]) -> Problem:
     buffers = []
     for i in members:
         req = requests[i]
         start, end = req.lifetime
         alignment = max(space.alignment, req.allocation.alignment or 1)
         buffers.append(Buffer(str(i), start, end, req.size or 0, alignment))
-    return plan(Problem(tuple(buffers), space.capacity))
+    return Problem(tuple(buffers), space.capacity)
 
 
 def _align_up(value: int, alignment: int) -> int:
