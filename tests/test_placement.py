@@ -330,3 +330,25 @@ def test_packed_frame_computes_the_same_results_under_iree(tmp_path, capsys):
     placed = out.read_text().replace("memref.view %alloca[%c256]", "memref.view %alloca[%c0]", 1)
     (clobbered,) = check_equivalent(source.read_text(), placed, ["chain"])
     assert not clobbered.identical
+
+
+def test_tensor_allocation_in_a_pool_names_the_memory_space(tmp_path, capsys):
+    from memplan.cli import main
+
+    path = tmp_path / "t.mlir"
+    path.write_text("func.func @t() {\n  %e = bufferization.alloc_tensor() : tensor<4096xf32>\n"
+                    "  return\n}\n")
+    out = tmp_path / "out.mlir"
+    assert main(["place", str(path), "--target", "cortex-m55", "--apply", "-o", str(out)]) == 0
+    assert 'bufferization.alloc_tensor() <{memory_space = "sram"}>' in out.read_text()
+
+
+def test_malformed_device_attribute_is_one_line_exit_2(tmp_path, capsys):
+    from memplan.cli import main
+
+    path = tmp_path / "d.mlir"
+    path.write_text("func.func @f() {\n  %a = memref.alloc() {memplan.device = 3} : memref<4xf32>\n"
+                    "  return\n}\n")
+    assert main(["place", str(path), "--target", "x86_64"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}:2:8: memplan.device must be a device name" in err

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
+from ..errors import InputError
 from ..ir import source_loc
 
 DEVICE_ATTR = "memplan.device"
@@ -50,14 +51,13 @@ def device_uses(module: ir.Module, path: str) -> dict[AllocKey, DeviceUse]:
         loc = source_loc(op, path)
         if loc is None:
             continue
-        named: set[str] = set(_names(op.attributes[DEVICE_ATTR])) if (
-            DEVICE_ATTR in op.attributes) else set()
+        named: set[str] = set(_names(op, path)) if DEVICE_ATTR in op.attributes else set()
         default = False
         users = list(_users(op.results[0]))
         if not users and not named:
             users = [op]  # an unused buffer belongs to whoever allocates it
         for user in users:
-            device = op_devices(user)
+            device = op_devices(user, path)
             if device:
                 named.update(device)
             else:
@@ -66,12 +66,12 @@ def device_uses(module: ir.Module, path: str) -> dict[AllocKey, DeviceUse]:
     return result
 
 
-def op_devices(op: ir.Operation) -> tuple[str, ...]:
+def op_devices(op: ir.Operation, path: str = "<input>") -> tuple[str, ...]:
     """Devices named on `op` or its nearest annotated ancestor; () for the default device."""
     current: ir.Operation | None = op
     while current is not None:
         if DEVICE_ATTR in current.attributes:
-            return _names(current.attributes[DEVICE_ATTR])
+            return _names(current, path)
         if current.name == "builtin.module":
             return ()
         current = current.parent
@@ -112,12 +112,13 @@ def _users(value: ir.Value):  # noqa: ANN202 - generator of ops
             yield user
 
 
-def _names(attr: ir.Attribute) -> tuple[str, ...]:
+def _names(op: ir.Operation, path: str) -> tuple[str, ...]:
+    """The device names of `op`'s `memplan.device`: a string or an array of strings."""
+    attr = op.attributes[DEVICE_ATTR]
     if isinstance(attr, ir.StringAttr):
         return (attr.value,)
-    if isinstance(attr, ir.ArrayAttr):
-        return tuple(ir.StringAttr(a).value for a in attr if isinstance(a, ir.StringAttr))
-    try:
-        return (ir.StringAttr(attr).value,)
-    except ValueError:
-        return ()
+    if isinstance(attr, ir.ArrayAttr) and all(isinstance(a, ir.StringAttr) for a in attr):
+        return tuple(ir.StringAttr(a).value for a in attr)
+    loc = source_loc(op, path)
+    raise InputError(path, f"{DEVICE_ATTR} must be a device name or an array of names, "
+                     f"not {attr}", f"{loc.line}:{loc.col}" if loc else None)

@@ -19,10 +19,12 @@ Rewrites, per decision:
 Deallocs of buffers moved into a frame or pool are erased. Each rewritten op
 records `memplan.space` and, where the space has offsets, `memplan.offset`.
 
-Falls back, when a buffer cannot be a view (a non-identity layout, a
-`bufferization.alloc_tensor`): stack -> `memref.alloca` of its own, pool ->
-the pool as the memory space of its type (`memref<64xf32, "sram">`) plus a
-cast; the offset is then recorded but left to a later lowering.
+Falls back, when a buffer cannot be a view: a memref of non-identity layout
+goes to the stack as a `memref.alloca` of its own, to a pool with the pool as
+the memory space of its type (`memref<64xf32, "sram">`) plus a cast; a
+`bufferization.alloc_tensor` gets `memory_space = "sram"` for a pool and is
+left to bufferization otherwise. The offset is then recorded but left to a
+later lowering.
 Leaves alone: allocations whose memory space the IR fixed (workgroup memory)
 and ones with nowhere to go. The module is modified in place; callers parse
 a fresh copy of the input.
@@ -165,6 +167,11 @@ def _into_frame(op: ir.Operation, layout: _Layout, decision: Decision) -> ir.Ope
 
 def _into_pool(op: ir.Operation, layout: _Layout, decision: Decision) -> ir.Operation:
     pool = decision.space or ""
+    if op.name == "bufferization.alloc_tensor":
+        # A tensor has no address yet: name the pool, bufferization allocates the buffer there.
+        with op.context:
+            op.attributes["memory_space"] = ir.StringAttr.get(pool)
+        return op
     if not _viewable(op) or decision.offset is None:
         return _to_pool(op, pool)
     return _replace_by_view(op, layout.pool_base(op, pool), decision.offset,
@@ -237,7 +244,9 @@ def _i64(value: int) -> ir.IntegerAttr:
 
 
 def _allocation_ops(module: ir.Module, path: str) -> dict[AllocKey, ir.Operation]:
+    """Allocation ops by census key; two at one source location cannot be told apart."""
     found: dict[AllocKey, ir.Operation] = {}
+    twice: list[AllocKey] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         op = op.operation
@@ -245,10 +254,17 @@ def _allocation_ops(module: ir.Module, path: str) -> dict[AllocKey, ir.Operation
             loc = source_loc(op, path)
             function = function_name(op)
             if loc is not None and function is not None:
-                found[(function, loc.line, loc.col)] = op
+                key = (function, loc.line, loc.col)
+                if key in found:
+                    twice.append(key)
+                found[key] = op
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
+    if twice:
+        function, line, col = twice[0]
+        raise InputError(path, f"two allocations in @{function} share this location; memplan "
+                         f"matches placement decisions to ops by location", f"{line}:{col}")
     return found
 
 
