@@ -122,3 +122,34 @@ def test_check_npu_buffer_on_the_stack(tmp_path: Path, capsys):
     assert ":3:8: error: stack allocation of memref<64xi8> in @f is used by npu, which cannot " \
            "address the stack" in capsys.readouterr().out
     assert main(["check", str(path), "--target", "cortex-m55"]) == 0  # no NPU: runs on the cpu
+
+
+GPU_FUNC = """module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @tile(%arg0: memref<64xf32>)
+        workgroup(%t: memref<16384xf32, #gpu.address_space<workgroup>>)
+        private(%p: memref<4xf32, #gpu.address_space<private>>) kernel {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %arg0[%c0] : memref<64xf32>
+      %s = memref.alloc() : memref<8192xf32, #gpu.address_space<workgroup>>
+      memref.store %v, %s[%c0] : memref<8192xf32, #gpu.address_space<workgroup>>
+      gpu.return
+    }
+  }
+}
+"""
+
+
+def test_gpu_func_attributions_count_and_are_left_in_place(tmp_path: Path, capsys):
+    path = tmp_path / "gpu.mlir"
+    path.write_text(GPU_FUNC)
+    assert main(["check", str(path), "--target", "rocm-gfx942"]) == 1
+    out = capsys.readouterr().out
+    assert "kernel @tile needs 98304 bytes of workgroup memory" in out  # 64 KiB + 32 KiB
+    assert main(["check", str(path), "--target", "cuda-sm80"]) == 0
+    capsys.readouterr()
+    placed = tmp_path / "placed.mlir"
+    assert main(["place", str(path), "--target", "rocm-gfx942", "--apply", "-o",
+                 str(placed)]) == 0
+    assert "GPU workgroup memory: budgeted per kernel" in capsys.readouterr().out
+    assert "#gpu.address_space<workgroup>" in placed.read_text()

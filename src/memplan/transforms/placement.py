@@ -68,21 +68,20 @@ def apply_placement(module: ir.Module, placement: Placement, path: str) -> int:
     ops = _allocation_ops(module, path)
     layout = _Layout(module, placement)
     changed = 0
+    ours = {STACK, HEAP} | {pool.name for pool in placement.target.pools}
     for decision in placement.decisions:
         key = alloc_key(decision.allocation)
-        if not decision.placed or key is None:
-            continue
+        if decision.space not in ours or key is None:
+            continue  # nowhere to go, or a space the IR fixed (workgroup): nothing to write
         op = ops.get(key)
         if op is None:
             raise InputError(path, f"allocation in @{key[0]} not found in the IR", key[1])
         if decision.space == STACK:
             op = _into_frame(op, layout, decision)
-        elif placement.target.pool(decision.space or "") is not None:
-            op = _into_pool(op, layout, decision)
         elif decision.space == HEAP:
             op = _to_alloc(op)
         else:
-            continue  # a space the IR fixed: nothing to write
+            op = _into_pool(op, layout, decision)
         _record(op, decision)
         changed += 1
     return changed
