@@ -9,13 +9,14 @@ Decides, trying spaces in the target's order (stack, pools as the target file
 lists them, heap), for each space:
   1. refuse, per buffer, what the space can never hold: a device that uses the
      buffer cannot reach the space, the size has no proven bound, the buffer is
-     over a per-allocation limit or the whole capacity;
+     made inside a loop (a stack or pool slot is one buffer at one offset), it
+     is over a per-allocation limit or over the whole capacity;
   2. admit the rest smallest first while the admitted set, packed with
      lifetimes by the offset planner, stays within the capacity (the longest
      such prefix by binary search, then each larger buffer that still fits);
-     a buffer that would push the peak over the capacity is refused ("full"). The stack
-     is packed per function (one frame each); a pool or heap per module, each
-     function in its own region (see `_pack`).
+     a buffer that would push the peak over the capacity is refused ("full").
+     The stack is packed per function (one frame each); a pool or the heap per
+     module, each function in a region of its own (see `_pack`).
 
 Refuses: a buffer that every space refused has nowhere to go; it is reported
 with each space's reason, never silently dropped.
@@ -134,7 +135,7 @@ def place(requests: Sequence[Request], target: Target) -> Placement:
 
     refusals: dict[int, list[tuple[str, str]]] = {i: [] for i in pending}
     usage: list[SpaceUse] = []
-    for space in _spaces(target, refusals, pending):
+    for space in _spaces(target):
         candidates = []
         for i in pending:
             why = space.refuse(requests[i])
@@ -159,21 +160,19 @@ def place(requests: Sequence[Request], target: Target) -> Placement:
 
 # --- spaces -------------------------------------------------------------------------
 
-def _spaces(target: Target, refusals: dict[int, list[tuple[str, str]]],
-            pending: list[int]) -> list[_Space]:
-    spaces = []
-    if target.stack is None:
-        for i in pending:
-            refusals[i].append((STACK, "the target has no addressable stack"))
-    else:
-        spaces.append(_stack_space(target))
+def _spaces(target: Target) -> list[_Space]:
+    """The target's spaces in placement order; a missing stack or heap refuses everything,
+    so that every buffer's reasons name all three kinds of space."""
+    spaces = [_stack_space(target) if target.stack else
+              _absent(STACK, "the target has no addressable stack", per_function=True)]
     spaces += [_pool_space(target, pool.name) for pool in target.pools]
-    if target.heap is None:
-        # Recorded at the end so that it reads last, after the pools.
-        spaces.append(_Space(HEAP, None, 1, False, False, lambda r: "the target has no heap"))
-    else:
-        spaces.append(_heap_space(target))
+    spaces.append(_heap_space(target) if target.heap else
+                  _absent(HEAP, "the target has no heap", per_function=False))
     return spaces
+
+
+def _absent(name: str, why: str, per_function: bool) -> _Space:
+    return _Space(name, None, 1, per_function, False, lambda _request: why)
 
 
 def _stack_space(target: Target) -> _Space:
