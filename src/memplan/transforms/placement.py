@@ -63,8 +63,11 @@ def place_chunks(chunks: Sequence[MlirChunk], target: Target,
     return placements
 
 
-def apply_placement(module: ir.Module, placement: Placement, path: str) -> int:
-    """Rewrite `module` to follow `placement`; returns how many allocations changed."""
+def apply_placement(module: ir.Module, placement: Placement, path: str = "<input>") -> int:
+    """Rewrite `module` to follow `placement`; returns how many allocations changed.
+
+    `path` only names the input in errors: ops are matched by function and line:col.
+    """
     ops = _allocation_ops(module, path)
     layout = _Layout(module, placement)
     changed = 0
