@@ -56,8 +56,8 @@ def walk(op: ir.Operation | ir.OpView) -> Iterator[ir.OpView]:
 
 
 def defining_op(value: ir.Value) -> ir.OpView | None:
-    owner = value.owner
-    return owner.opview if isinstance(owner, ir.Operation) else None
+    owner = value.owner  # an OpView for results, a Block for block arguments
+    return None if isinstance(owner, ir.Block) else owner.operation.opview
 
 
 def op_name_of(value: ir.Value) -> str | None:

@@ -1,0 +1,7 @@
+"""Rewrites that change how a program uses memory, never what it computes."""
+
+from .constant_dest import ConstantDestReport, rewrite_constant_destinations
+from .inplace_state import InplaceStateReport, rewrite_inplace_state
+
+__all__ = ["ConstantDestReport", "InplaceStateReport", "rewrite_constant_destinations",
+           "rewrite_inplace_state"]
