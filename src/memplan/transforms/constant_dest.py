@@ -7,7 +7,8 @@ immutable `util.global` / `ml_program.global_load_const`.
 Rewrites, per destination:
 - the op never reads its init (payload ignores the out argument): the
   destination becomes a fresh `tensor.empty`;
-- a splat `arith.constant`: `tensor.empty` + `linalg.fill` with the scalar;
+- a splat constant: `tensor.empty` + `linalg.fill` with the scalar (a scalar
+  `util.unfoldable_constant` for an unfoldable one, so it stays opaque);
 - anything else (non-splat, unfoldable, global): the constant becomes an extra
   read-only input of the op, indexed like the output, the payload reads that
   input where it read the out argument, and the result goes to a fresh
@@ -99,7 +100,7 @@ def _rewrite_users(const: ir.OpView, path: str, fname: str, report: ConstantDest
             report.refused.append(note_at(
                 "note", writer, path, f"writes a view of constant {value.get_name()}: "
                 "left alone", fname))
-    if not list(value.uses) and const.operation.name != "util.unfoldable_constant":
+    if not list(value.uses):
         const.operation.erase()
 
 
@@ -134,8 +135,8 @@ def _empty_like(value: ir.Value, at: ir.OpView) -> ir.Value:
 
 
 def _is_splat(const: ir.OpView) -> bool:
-    if const.operation.name != "arith.constant":
-        return False  # unfoldable constants stay opaque: folding them is what they forbid
+    if const.operation.name not in t.CONSTANT_OPS:
+        return False  # a global's contents are not known here
     attr = const.operation.attributes["value"]
     return isinstance(attr, ir.DenseElementsAttr) and attr.is_splat
 
@@ -144,7 +145,13 @@ def _splat_fill(const: ir.OpView, at: ir.OpView) -> ir.Value:
     attr = ir.DenseElementsAttr(const.operation.attributes["value"])
     ranked = ir.RankedTensorType(const.results[0].type)
     with ir.InsertionPoint(at), const.location:
-        scalar = arith.ConstantOp(ranked.element_type, attr.get_splat_value()).result
+        if const.operation.name == "util.unfoldable_constant":
+            # Keep the value opaque to folding (the op's purpose), now as a scalar.
+            scalar = ir.Operation.create(
+                "util.unfoldable_constant", results=[ranked.element_type],
+                attributes={"value": attr.get_splat_value()}).result
+        else:
+            scalar = arith.ConstantOp(ranked.element_type, attr.get_splat_value()).result
         empty = tensor.EmptyOp(list(ranked.shape), ranked.element_type).result
         return linalg.fill(scalar, outs=[empty])
 
