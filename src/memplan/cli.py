@@ -12,8 +12,8 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .errors import InputError, MemplanError
-from .files import write_text
+from .errors import MemplanError
+from .files import refuse_overwriting_input, write_text
 
 
 def non_negative_int(text: str) -> int:
@@ -46,6 +46,9 @@ def run_pack(args: argparse.Namespace) -> int:
     from .pack import format_solution, plan, read_problem
     from .report.pack_report import format_pack_text, pack_json
 
+    for output in (args.output, args.plot):
+        if output:
+            refuse_overwriting_input(output, [args.file])
     problem = read_problem(args.file, args.capacity)
     result = plan(problem)
     if args.plot:

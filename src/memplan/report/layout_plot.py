@@ -58,7 +58,7 @@ def _draw(result: PackResult, title: str) -> plt.Figure:
     heading = title or "memory layout"
     axes.set_title(f"{heading}: {len(problem)} buffers, peak {result.peak:,} B, "
                    f"lower bound {result.lower_bound:,} B ({result.ratio:.3f}x)")
-    axes.legend(loc="upper right", fontsize="small")
+    axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
     figure.tight_layout()
     return figure
 
