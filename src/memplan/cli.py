@@ -64,6 +64,86 @@ def run_pack(args: argparse.Namespace) -> int:
     return 1 if result.fits is False else 0
 
 
+# --- memplan tensor-opt / copies (tensor-level rewrites; temporary home) -----------
+
+def binding(text: str) -> tuple[str, int]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"'{text}' is not NAME=VALUE")
+    return name.lstrip("@%"), non_negative_int(value)
+
+
+def add_tensor_commands(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("tensor-opt", help="never write into a constant; update state "
+                            "in place", description="Rewrite constant destinations and "
+                            "KV-cache style appends; print the module (or write -o).")
+    p.add_argument("file", help="MLIR file (chunks split by // ----- are kept)")
+    p.add_argument("-o", "--output", help="write the rewritten MLIR here")
+    p.add_argument("--run", dest="function", metavar="FUNCTION", help="also compile before and after with IREE "
+                   "and call FUNCTION --steps times: outputs and globals must be equal")
+    p.add_argument("--steps", type=non_negative_int, default=4)
+    p.set_defaults(run=run_tensor_opt)
+    c = commands.add_parser("copies", help="transient and copied bytes before/after the "
+                            "tensor rewrites, beside IREE's stream figures")
+    c.add_argument("file", help="MLIR file")
+    c.add_argument("--at", type=binding, action="append", default=[], metavar="NAME=VALUE",
+                   help="value of an index global (seq_step=511) or argument (arg0=3) for "
+                   "dynamic sizes; default: the maximum the shape allows")
+    c.add_argument("--no-iree", action="store_true", help="skip iree-compile")
+    c.add_argument("--json", action="store_true", help="print JSON instead of text")
+    c.set_defaults(run=run_copies)
+
+
+def run_tensor_opt(args: argparse.Namespace) -> int:
+    from .ir import load_mlir
+    from .report.copies_report import rewrite_tensor_level
+
+    if args.output:
+        refuse_overwriting_input(args.output, [args.file])
+    chunks = load_mlir(args.file)
+    texts = []
+    for chunk in chunks:
+        for note in rewrite_tensor_level(chunk):
+            print(note, file=sys.stderr)
+        if not chunk.module.operation.verify():  # our bug, not the user's
+            raise RuntimeError(f"{args.file}: rewritten module does not verify")
+        texts.append(str(chunk.module))
+    if args.function:
+        _check_by_execution(args, chunks)
+    text = "\n// -----\n\n".join(texts)
+    if args.output:
+        write_text(args.output, text)
+    else:
+        print(text, end="")
+    return 0
+
+
+def _check_by_execution(args: argparse.Namespace, chunks: list) -> None:
+    from .errors import BudgetError
+    from .ir import load_mlir
+    from .run.state_compare import compare_steps
+
+    for before, after in zip(load_mlir(args.file), chunks, strict=True):
+        result = compare_steps(before.module, after.module, args.function, args.steps)
+        globals_ = ", ".join(f"@{g} max diff {d:g}" for g, d in result.max_global_diff.items())
+        print(f"memplan: @{args.function}: {args.steps} steps, outputs max diff "
+              f"{result.max_output_diff:g}" + (f", {globals_}" if globals_ else ""),
+              file=sys.stderr)
+        if not result.equal:
+            raise BudgetError(f"{args.file}: before and after differ: {result.mismatches[0]}")
+
+
+def run_copies(args: argparse.Namespace) -> int:
+    from .report.copies_report import copy_json, copy_rows, format_copy_table
+
+    rows = copy_rows(args.file, dict(args.at), iree=not args.no_iree)
+    if args.json:
+        print(json.dumps(copy_json(rows), indent=2))
+    else:
+        print(format_copy_table(rows, iree=not args.no_iree), end="")
+    return 0
+
+
 # --- wiring -------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"memplan {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_pack_command(commands)
+    add_tensor_commands(commands)
     return parser
 
 

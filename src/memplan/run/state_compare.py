@@ -98,7 +98,8 @@ def compare_steps(before: ir.Module, after: ir.Module, function: str, steps: int
                   seed: int = 0) -> StateComparison:
     """Run `function` `steps` times on both modules; compare outputs and globals."""
     programs = [LoadedProgram(compile_to_vmfb(with_getters(m), label, QUIET_FLAGS))
-                for m, label in ((before, "before"), (after, "after"))]
+                for m, label in ((before, "input (before tensor-opt)"),
+                                     (after, "output (after tensor-opt)"))]
     names = [name for name, _, _ in mutable_globals(before)]
     result = StateComparison(function, steps, max_global_diff=dict.fromkeys(names, 0.0))
     rng = np.random.default_rng(seed)
