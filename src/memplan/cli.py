@@ -79,8 +79,9 @@ def add_tensor_commands(commands: argparse._SubParsersAction) -> None:
                             "KV-cache style appends; print the module (or write -o).")
     p.add_argument("file", help="MLIR file (chunks split by // ----- are kept)")
     p.add_argument("-o", "--output", help="write the rewritten MLIR here")
-    p.add_argument("--run", dest="function", metavar="FUNCTION", help="also compile before and after with IREE "
-                   "and call FUNCTION --steps times: outputs and globals must be equal")
+    p.add_argument("--run", dest="function", metavar="FUNCTION",
+                   help="also compile before and after with IREE and call FUNCTION "
+                   "--steps times: outputs and globals must be equal")
     p.add_argument("--steps", type=non_negative_int, default=4)
     p.set_defaults(run=run_tensor_opt)
     c = commands.add_parser("copies", help="transient and copied bytes before/after the "

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from ..analysis.copies import estimate_copies, stream_counts
 from ..ir import MlirChunk, load_mlir, parse_mlir
 from ..run.iree_exec import CompileError, compile_to_stream
+from ..run.state_compare import QUIET_FLAGS
 from ..transforms import rewrite_constant_destinations, rewrite_inplace_state
 from .table import format_table
 
@@ -53,7 +54,7 @@ def copy_rows(path: str, at: Mapping[str, int] | None = None, iree: bool = True)
 
 def _add_iree(rows: list[CopyRow], chunk: MlirChunk, at: Mapping[str, int] | None) -> None:
     try:
-        stream = compile_to_stream(str(chunk.module), chunk.path)
+        stream = compile_to_stream(str(chunk.module), chunk.path, QUIET_FLAGS)
     except CompileError as err:
         for row in rows:
             row.iree_error = str(err)
