@@ -141,9 +141,8 @@ def written_constants(chunk: MlirChunk) -> list[Note]:
             for writer in value_uses(op.results[0]).writers:
                 notes.append(note_at(
                     "warning", writer, chunk.path,
-                    f"{writer.operation.name} writes into {what} "
-                    f"{op.results[0].get_name()} ({op.results[0].type}) used as its "
-                    "destination; IREE copies it to a read-write buffer on every call "
+                    f"{writer.operation.name} writes into {what} ({op.results[0].type}) used "
+                    "as its destination; IREE copies it to a read-write buffer on every call "
                     "(or fails to compile); `memplan tensor-opt` rewrites it", fname))
     return notes
 
@@ -151,7 +150,8 @@ def written_constants(chunk: MlirChunk) -> list[Note]:
 def _constant_kind(op: ir.OpView, immutable: set[str]) -> str | None:
     name = op.operation.name
     if name in t.CONSTANT_OPS:
-        return "constant" if name == "arith.constant" else "unfoldable constant"
+        kind = "constant" if name == "arith.constant" else "unfoldable constant"
+        return f"{kind} {op.results[0].get_name()}"
     if name in t.GLOBAL_LOADS and t.global_symbol(op) in immutable:
         return f"immutable global @{t.global_symbol(op)}"
     if name == "ml_program.global_load_const":

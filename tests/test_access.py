@@ -1,0 +1,66 @@
+"""Access modes and the written-constant diagnostic."""
+
+from __future__ import annotations
+
+from tensor_helpers import EXAMPLES, chunk, run_cli
+
+from memplan.analysis.access import access_modes, written_constants
+from memplan.ir import load_mlir
+
+
+def modes(ch) -> dict[tuple[str, str], str]:
+    return {(a.function, a.name): a.mode for a in access_modes(ch)}
+
+
+def test_kv_cache_globals_are_read_and_written():
+    got = modes(load_mlir(EXAMPLES / "kv_cache_append.mlir")[0])
+    assert got[("", "@k_cache")] == "read-write"
+    assert got[("", "@seq_step")] == "read-write"
+    assert got[("append_concat", "%arg0")] == "read"
+
+
+def test_constant_outs_are_written_and_reported_with_location():
+    ch = load_mlir(EXAMPLES / "reduce_into_nonsplat_constant.mlir")[0]
+    assert modes(ch)[("reduce_into_const", "%cst")] == "read-write"
+    (note,) = written_constants(ch)
+    assert str(note).startswith(f"{EXAMPLES / 'reduce_into_nonsplat_constant.mlir'}:4:8: "
+                                "warning: linalg.generic writes into constant %cst")
+
+
+SOURCES = """
+util.global private @table = dense<[1.0, 2.0]> : tensor<2xf32>
+func.func @f(%a: tensor<2xf32>, %out: tensor<4xf32>) -> (tensor<2xf32>, tensor<4xf32>) {
+  %t = util.global.load @table : tensor<2xf32>
+  %cst = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %view = tensor.extract_slice %cst[0] [2] [1] : tensor<4xf32> to tensor<2xf32>
+  %w = linalg.copy ins(%a : tensor<2xf32>) outs(%view : tensor<2xf32>) -> tensor<2xf32>
+  %u = linalg.copy ins(%a : tensor<2xf32>) outs(%t : tensor<2xf32>) -> tensor<2xf32>
+  %o = tensor.insert_slice %a into %out[0] [2] [1] : tensor<2xf32> into tensor<4xf32>
+  return %u, %o : tensor<2xf32>, tensor<4xf32>
+}
+"""
+
+
+def test_views_globals_and_write_only_destinations():
+    ch = chunk(SOURCES)
+    got = modes(ch)
+    assert got[("f", "%arg0")] == "read"
+    assert got[("f", "%arg1")] == "read-write"  # insert keeps the rest of %out
+    assert got[("f", "%cst")] == "write"  # through the view; linalg.copy ignores its init
+    assert got[("", "@table")] == "read"
+    notes = sorted(str(n) for n in written_constants(ch))
+    assert len(notes) == 2
+    assert notes[0].startswith("case.mlir:7:8: warning: linalg.copy writes into constant %cst")
+    assert notes[1].startswith("case.mlir:8:8: warning: linalg.copy writes into immutable "
+                               "global @table (tensor<2xf32>)")
+
+
+def test_cli_bad_input_is_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @f() {\n  %x = arith.constant : i32\n}\n")
+    for command in ("copies", "tensor-opt"):
+        code, out, err = run_cli([command, str(bad)], capsys)
+        assert code == 2 and out == ""
+        assert err.count("\n") == 1 and err.startswith(f"memplan: {bad}:2:")
+    code, _, err = run_cli(["copies", str(tmp_path / "missing.mlir")], capsys)
+    assert code == 2 and "cannot read file" in err and err.count("\n") == 1
