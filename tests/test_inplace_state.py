@@ -1,0 +1,106 @@
+"""In-place state updates: the KV-cache append, its generalisations and its refusals."""
+
+from __future__ import annotations
+
+import pytest
+from tensor_helpers import DATA, EXAMPLES, chunk, ops_named, run_cli
+
+from memplan.ir import load_mlir, source_loc
+from memplan.ir import tensor_ops as t
+from memplan.run.state_compare import compare_steps
+from memplan.transforms import rewrite_inplace_state
+
+
+def test_kv_cache_append_becomes_insert_of_the_token():
+    ch = load_mlir(EXAMPLES / "kv_cache_append.mlir")[0]
+    report = rewrite_inplace_state(ch.module, ch.path)
+    assert ch.module.operation.verify()
+    assert [str(n.location) for n in report.rewritten] == [f"{ch.path}:29:14"]
+    fn = t.functions(ch.module)[0]
+    assert not [op for op in t.walk(fn) if op.operation.name == "tensor.concat"]
+    insert = next(op for op in t.walk(fn) if op.operation.name == "tensor.insert_slice")
+    assert str(insert.operation.operands[0].type) == "tensor<1x1x8x64xf32>"  # only the token
+    offsets = t.mixed(insert, "offsets")
+    assert t.op_name_of(offsets[1]) == "util.global.load"  # at the current position
+    context = next(op for op in t.walk(fn) if op.operation.name == "tensor.extract_slice")
+    assert context.operation.operands[0] == insert.results[0]  # readers see the updated state
+    assert source_loc(insert, ch.path).line == 29 and source_loc(context, ch.path).line == 14
+
+
+def test_kv_cache_results_and_cache_equal_over_steps():
+    before, after = (load_mlir(EXAMPLES / "kv_cache_append.mlir")[0] for _ in range(2))
+    rewrite_inplace_state(after.module, after.path)
+    result = compare_steps(before.module, after.module, "append_concat", steps=5)
+    assert result.equal, result.mismatches
+    assert set(result.max_global_diff) == {"k_cache", "seq_step"}
+
+
+def test_two_ml_program_states_along_dim_0():
+    path = DATA / "kv_two_states_mlprogram.mlir"
+    before, after = load_mlir(path)[0], load_mlir(path)[0]
+    report = rewrite_inplace_state(after.module, after.path)
+    assert len(report.rewritten) == 2 and not report.refused
+    assert not ops_named(after.module, "tensor.concat")
+    result = compare_steps(before.module, after.module, "step", steps=5)
+    assert result.equal, result.mismatches
+
+
+APPEND = """
+util.global private mutable @cache = dense<0.0> : tensor<16x4xf32>
+util.global private mutable @other = dense<0.0> : tensor<16x4xf32>
+util.global private mutable @pos = 0 : index
+func.func @step(%new: tensor<1x4xf32>) -> tensor<?x4xf32> {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %s = util.global.load @cache : tensor<16x4xf32>
+  %p = util.global.load @pos : index
+  %prefix = tensor.extract_slice %s[OFFSET, 0] [%p, 4] [1, 1] : tensor<16x4xf32> to tensor<?x4xf32>
+  %cat = tensor.concat dim(0) %prefix, %new : (tensor<?x4xf32>, tensor<1x4xf32>) -> tensor<?x4xf32>
+  %len = arith.addi %p, LENGTH : index
+  %upd = tensor.insert_slice %cat into %s[0, 0] [%len, 4] [1, 1]
+      : tensor<?x4xf32> into tensor<16x4xf32>
+  util.global.store %upd, @TARGET : tensor<16x4xf32>
+  EXTRA
+  return %cat : tensor<?x4xf32>
+}
+"""
+SAFE = {"OFFSET": "0", "LENGTH": "%c1", "TARGET": "cache", "EXTRA": ""}
+
+
+def append_case(**changes: str) -> str:
+    text = APPEND
+    for key, value in {**SAFE, **changes}.items():
+        text = text.replace(key, value)
+    return text
+
+
+def test_template_itself_is_rewritten():
+    ch = chunk(append_case())
+    assert rewrite_inplace_state(ch.module, ch.path).changed
+    assert ch.module.operation.verify()
+
+
+@pytest.mark.parametrize("changes, line, reason", [
+    ({"EXTRA": "util.global.store %s, @other : tensor<16x4xf32>"}, 16,
+     "util.global.store reads the old contents of @cache; updating it in place would force "
+     "a copy of the whole state"),
+    ({"LENGTH": "%c2"}, 13, "the write-back sizes into @cache are not the prefix's plus the "
+     "new data"),
+    ({"OFFSET": "1"}, 10, "the prefix of @cache does not start at offset 0 along dim 0"),
+    ({"TARGET": "other"}, 13, "the write-back is not stored into @cache"),
+])
+def test_unsafe_appends_are_refused_with_a_note(changes, line, reason):
+    ch = chunk(append_case(**changes))
+    text = str(ch.module)
+    report = rewrite_inplace_state(ch.module, ch.path)
+    assert not report.changed and str(ch.module) == text
+    (note,) = report.refused
+    assert note.location.line == line
+    assert note.message == f"state update left alone: {reason}"
+
+
+def test_cli_runs_the_check_by_execution(capsys):
+    code, out, err = run_cli(["tensor-opt", str(EXAMPLES / "kv_cache_append.mlir"),
+                              "--run", "append_concat", "--steps", "3"], capsys)
+    assert code == 0 and "tensor.concat" not in out.split("@append_insert_slice")[0]
+    assert "@append_concat: 3 steps, outputs max diff 0, @k_cache max diff 0" in err
