@@ -104,3 +104,14 @@ def test_cli_runs_the_check_by_execution(capsys):
                               "--run", "append_concat", "--steps", "3"], capsys)
     assert code == 0 and "tensor.concat" not in out.split("@append_insert_slice")[0]
     assert "@append_concat: 3 steps, outputs max diff 0, @k_cache max diff 0" in err
+
+
+def test_two_appended_pieces_along_the_inner_dimension():
+    path = DATA / "append_two_pieces_dim1.mlir"
+    before, after = load_mlir(path)[0], load_mlir(path)[0]
+    assert rewrite_inplace_state(after.module, after.path).changed
+    inserts = ops_named(after.module, "tensor.insert_slice")
+    assert [str(op.operation.operands[0].type) for op in inserts] == [
+        "tensor<4x1xf32>", "tensor<4x2xf32>"]  # each piece written once, in order
+    result = compare_steps(before.module, after.module, "step", steps=5)
+    assert result.equal, result.mismatches
