@@ -64,3 +64,12 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys):
         assert err.count("\n") == 1 and err.startswith(f"memplan: {bad}:2:")
     code, _, err = run_cli(["copies", str(tmp_path / "missing.mlir")], capsys)
     assert code == 2 and "cannot read file" in err and err.count("\n") == 1
+
+
+def test_cli_access_table_and_warning(capsys):
+    path = EXAMPLES / "reduce_into_nonsplat_constant.mlir"
+    code, out, err = run_cli(["access", str(path)], capsys)
+    assert code == 0 and "reduce_into_const  constant  %cst   tensor<32xi32>    read-write" in out
+    assert err == (f"{path}:4:8: warning: linalg.generic writes into constant %cst "
+                   "(tensor<32xi32>): IREE copies it each call or fails to compile; "
+                   "`memplan tensor-opt` rewrites it\n")

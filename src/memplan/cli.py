@@ -93,6 +93,11 @@ def add_tensor_commands(commands: argparse._SubParsersAction) -> None:
     c.add_argument("--no-iree", action="store_true", help="skip iree-compile")
     c.add_argument("--json", action="store_true", help="print JSON instead of text")
     c.set_defaults(run=run_copies)
+    a = commands.add_parser("access", help="read/write mode of every argument, global and "
+                            "constant; warn where a constant is written")
+    a.add_argument("file", help="MLIR file")
+    a.add_argument("--json", action="store_true", help="print JSON instead of text")
+    a.set_defaults(run=run_access)
 
 
 def run_tensor_opt(args: argparse.Namespace) -> int:
@@ -132,6 +137,27 @@ def _check_by_execution(args: argparse.Namespace, chunks: list) -> None:
               file=sys.stderr)
         if not result.equal:
             raise BudgetError(f"{args.file}: before and after differ: {result.mismatches[0]}")
+
+
+def run_access(args: argparse.Namespace) -> int:
+    from .analysis.access import access_modes, written_constants
+    from .ir import load_mlir
+    from .report.table import format_table
+
+    accesses, notes = [], []
+    for chunk in load_mlir(args.file):
+        accesses += access_modes(chunk)
+        notes += written_constants(chunk)
+    if args.json:
+        print(json.dumps({"access": [{"kind": a.kind, "name": a.name, "function": a.function,
+                                      "type": a.type, "mode": a.mode} for a in accesses],
+                          "diagnostics": [n.to_json() for n in notes]}, indent=2))
+        return 0
+    rows = [[a.function or "(module)", a.kind, a.name, a.type, a.mode] for a in accesses]
+    print(format_table(["function", "kind", "name", "type", "mode"], rows))
+    for note in notes:
+        print(note, file=sys.stderr)
+    return 0
 
 
 def run_copies(args: argparse.Namespace) -> int:

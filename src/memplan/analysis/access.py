@@ -141,9 +141,9 @@ def written_constants(chunk: MlirChunk) -> list[Note]:
             for writer in value_uses(op.results[0]).writers:
                 notes.append(note_at(
                     "warning", writer, chunk.path,
-                    f"{writer.operation.name} writes into {what} ({op.results[0].type}) used "
-                    "as its destination; IREE copies it to a read-write buffer on every call "
-                    "(or fails to compile); `memplan tensor-opt` rewrites it", fname))
+                    f"{writer.operation.name} writes into {what} ({op.results[0].type}): "
+                    "IREE copies it each call or fails to compile; `memplan tensor-opt` "
+                    "rewrites it", fname))
     return notes
 
 
