@@ -129,7 +129,7 @@ class _Sizer:
             along = ir.IntegerAttr(op.operation.attributes["dim"]).value
             parts = list(op.operation.operands)
             if along == dim:
-                return sum(self.extent(p, dim) for p in parts)
+                return self._clamp(value, dim, sum(self.extent(p, dim) for p in parts))
             return self.extent(parts[0], dim)
         if name == "tensor.insert_slice":
             return self.extent(op.operation.operands[1], dim)
@@ -138,6 +138,17 @@ class _Sizer:
             return self.extent(op.outputs[index], dim)
         self.bound = True
         return 0  # unknown and unbounded: counted as nothing, flagged
+
+    def _clamp(self, value: ir.Value, dim: int, size: int) -> int:
+        """A value inserted into a static destination is no larger than it."""
+        for use in value.uses:
+            owner = use.owner.operation
+            if owner.name == "tensor.insert_slice" and use.operand_number == 0:
+                dest = t.shape(owner.operands[1])
+                limit = dest[dim] if len(dest) == len(t.shape(value)) else None
+                if limit is not None:
+                    size = min(size, limit)
+        return size
 
     def _entry(self, entry: int | ir.Value, source: ir.Value, dim: int) -> int:
         if isinstance(entry, int):
