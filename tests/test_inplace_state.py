@@ -115,3 +115,18 @@ def test_two_appended_pieces_along_the_inner_dimension():
         "tensor<4x1xf32>", "tensor<4x2xf32>"]  # each piece written once, in order
     result = compare_steps(before.module, after.module, "step", steps=5)
     assert result.equal, result.mismatches
+
+
+def test_cli_keeps_chunks_and_refuses_unknown_function(tmp_path, capsys):
+    source = tmp_path / "two.mlir"
+    source.write_text(append_case() + "// -----\n" + append_case(OFFSET="1"))
+    code, out, err = run_cli(["tensor-opt", str(source)], capsys)
+    first, second = out.split("\n// -----\n")
+    assert code == 0 and "tensor.concat" not in first and "tensor.concat" in second
+    assert f"{source}:29:13: note" in err  # line numbers of the file, not the chunk
+    assert "does not start at offset 0" in err
+    out_file = tmp_path / "out.mlir"
+    code, out, err = run_cli(["tensor-opt", str(source), "-o", str(out_file), "--run", "nope"],
+                             capsys)
+    assert code == 2 and err.endswith(f"memplan: {source}: no function @nope\n")
+    assert not out_file.exists()  # nothing written when the check fails

@@ -130,7 +130,8 @@ def _check_by_execution(args: argparse.Namespace, chunks: list) -> None:
     from .run.state_compare import compare_steps
 
     for before, after in zip(load_mlir(args.file), chunks, strict=True):
-        result = compare_steps(before.module, after.module, args.function, args.steps)
+        result = compare_steps(before.module, after.module, args.function, args.steps,
+                               path=args.file)
         globals_ = ", ".join(f"@{g} max diff {d:g}" for g, d in result.max_global_diff.items())
         print(f"memplan: @{args.function}: {args.steps} steps, outputs max diff "
               f"{result.max_output_diff:g}" + (f", {globals_}" if globals_ else ""),

@@ -69,19 +69,20 @@ def with_getters(module: ir.Module) -> str:
     return text[:-1] + "".join(getters) + "}\n"
 
 
-def random_inputs(module: ir.Module, function: str, rng: np.random.Generator) -> list[np.ndarray]:
+def random_inputs(module: ir.Module, function: str, rng: np.random.Generator,
+                  path: str = "<module>") -> list[np.ndarray]:
     fn = next((f for f in t.functions(module) if t.symbol_name(f) == function), None)
     if fn is None:
-        raise InputError("<module>", f"no function @{function}")
+        raise InputError(path, f"no function @{function}")
     arrays = []
     for arg in fn.regions[0].blocks[0].arguments:
         dims = t.shape(arg) if t.is_tensor(arg) else None
         if dims is None or None in dims:
-            raise InputError("<module>", f"@{function}: only static tensor arguments can be "
+            raise InputError(path, f"@{function}: only static tensor arguments can be "
                              f"generated, got {arg.type}")
         dtype = _DTYPES.get(str(ir.RankedTensorType(arg.type).element_type))
         if dtype is None:
-            raise InputError("<module>", f"@{function}: unsupported element type in {arg.type}")
+            raise InputError(path, f"@{function}: unsupported element type in {arg.type}")
         arrays.append(_random(rng, dims, dtype))
     return arrays
 
@@ -95,8 +96,9 @@ def _random(rng: np.random.Generator, dims: Sequence[int], dtype: type) -> np.nd
 
 
 def compare_steps(before: ir.Module, after: ir.Module, function: str, steps: int = 4,
-                  seed: int = 0) -> StateComparison:
+                  seed: int = 0, path: str = "<module>") -> StateComparison:
     """Run `function` `steps` times on both modules; compare outputs and globals."""
+    random_inputs(before, function, np.random.default_rng(seed), path)  # fail before compiling
     programs = [LoadedProgram(compile_to_vmfb(with_getters(m), label, QUIET_FLAGS))
                 for m, label in ((before, "input (before tensor-opt)"),
                                      (after, "output (after tensor-opt)"))]
@@ -104,7 +106,7 @@ def compare_steps(before: ir.Module, after: ir.Module, function: str, steps: int
     result = StateComparison(function, steps, max_global_diff=dict.fromkeys(names, 0.0))
     rng = np.random.default_rng(seed)
     for step in range(steps):
-        inputs = random_inputs(before, function, rng)
+        inputs = random_inputs(before, function, rng, path)
         outs = [p.call(function, inputs) for p in programs]
         for i, (a, b) in enumerate(zip(*outs, strict=True)):
             result.max_output_diff = max(result.max_output_diff, _diff(a, b))

@@ -118,6 +118,8 @@ def match_append(concat: ir.OpView) -> Append | None:
     name = t.global_symbol(load)
     dim = ir.IntegerAttr(concat.operation.attributes["dim"]).value
     write_back = _write_back(concat, state, name)
+    if write_back is None:
+        return None  # reads a prefix of the state but never updates it: not an append
     if None in t.shape(state):
         raise Refusal(concat, f"@{name} has a dynamic shape")
     pos = _check_prefix(prefix, dim, name)
@@ -126,7 +128,7 @@ def match_append(concat: ir.OpView) -> Append | None:
     return Append(name, state, prefix, concat, write_back, dim, pos)
 
 
-def _write_back(concat: ir.OpView, state: ir.Value, name: str) -> ir.OpView:
+def _write_back(concat: ir.OpView, state: ir.Value, name: str) -> ir.OpView | None:
     """The insert_slice of the concat into the same state, stored back to the global."""
     for use in concat.results[0].uses:
         owner = use.owner.opview
@@ -137,7 +139,7 @@ def _write_back(concat: ir.OpView, state: ir.Value, name: str) -> ir.OpView:
             if not _stored_to(owner.results[0], name):
                 raise Refusal(owner, f"the write-back is not stored into @{name}")
             return owner
-    raise Refusal(concat, f"the concatenation is not written back into @{name}")
+    return None
 
 
 def _stored_to(value: ir.Value, name: str) -> bool:
