@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from tensor_helpers import EXAMPLES, chunk, ops_named, run_cli
+from tensor_helpers import DATA, EXAMPLES, chunk, ops_named, run_cli
 
 from memplan.analysis.access import written_constants
 from memplan.analysis.copies import stream_counts
@@ -121,3 +121,12 @@ def test_cli_writes_output_whole_and_leaves_input(tmp_path, capsys):
     assert written_constants(load_mlir(out)[0]) == []
     code, _, err = run_cli(["tensor-opt", str(out), "-o", str(out)], capsys)
     assert code == 2 and "would overwrite the input" in err
+
+
+def test_immutable_global_destination_becomes_a_read_only_input():
+    ch, report = rewritten(DATA / "immutable_global_outs.mlir")
+    assert report.rewritten[0].message.startswith("constant %bias as destination: now a "
+                                                  "read-only input")
+    a = np.random.default_rng(2).standard_normal((4, 8), np.float32)
+    (got,) = quiet_program(str(ch.module)).call("f", [a])  # IREE refuses the input
+    np.testing.assert_allclose(got, a.sum(axis=1) + [1, 2, 3, 4], rtol=1e-5, atol=1e-5)

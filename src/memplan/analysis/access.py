@@ -119,19 +119,10 @@ def _global_type(op: ir.OpView) -> ir.Type:
     return ir.TypeAttr(attrs["type"]).value
 
 
-def _immutable_globals(module: ir.Module) -> set[str]:
-    return {t.symbol_name(op) for op in module.body.operations
-            if op.operation.name in t.GLOBAL_DEFS and not _is_mutable(op)}
-
-
-def _is_mutable(op: ir.OpView) -> bool:
-    return "is_mutable" in op.operation.attributes
-
-
 def written_constants(chunk: MlirChunk) -> list[Note]:
     """A warning per op that writes a constant (or an immutable global's value)."""
     notes: list[Note] = []
-    immutable = _immutable_globals(chunk.module)
+    immutable = t.immutable_globals(chunk.module)
     for fn in t.functions(chunk.module):
         fname = t.symbol_name(fn)
         for op in t.walk(fn):

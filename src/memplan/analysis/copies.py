@@ -7,9 +7,9 @@ The tensor-level model (what bufferization of the program must do):
   bytes); when the destination cannot be updated in place -- a constant, a
   function argument, or a value another op reads later -- the destination is
   first copied to a transient as well;
-- a non-splat constant used as a destination is copied into the op's result
-  buffer (a copy of its size; the buffer itself is needed anyway); a splat one is
-  filled, not copied;
+- a non-splat constant (or immutable global) used as a destination is copied
+  into the op's result buffer (a copy of its size; the buffer itself is needed
+  anyway); a splat one is filled, not copied;
 - `tensor.extract_slice` and reshapes are views: no bytes.
 
 IREE's own figures come from its `stream` dialect (`iree-compile
@@ -163,10 +163,12 @@ class _Sizer:
 def estimate_copies(module: ir.Module, path: str = "<input>",
                     at: Mapping[str, int] | None = None) -> list[CopyEstimate]:
     """Per function, the transients and copies the tensor program implies."""
-    return [_estimate_function(fn, path, at or {}) for fn in t.functions(module)]
+    immutable = t.immutable_globals(module)
+    return [_estimate_function(fn, path, at or {}, immutable) for fn in t.functions(module)]
 
 
-def _estimate_function(fn: ir.OpView, path: str, at: Mapping[str, int]) -> CopyEstimate:
+def _estimate_function(fn: ir.OpView, path: str, at: Mapping[str, int],
+                       immutable: set[str]) -> CopyEstimate:
     sizer = _Sizer(at)
     estimate = CopyEstimate(t.symbol_name(fn))
     for op in t.walk(fn):
@@ -190,7 +192,7 @@ def _estimate_function(fn: ir.OpView, path: str, at: Mapping[str, int]) -> CopyE
                 add("copy", size, f"destination {why}: copied first")
         elif t.is_linalg_structured(op):
             for out in op.outputs:
-                if _is_nonsplat_constant(out):
+                if _is_nonsplat_constant(out, immutable):
                     # The copy lands in the op's result buffer, needed anyway: bytes, no
                     # extra buffer.
                     add("copy", sizer.bytes(out), "written constant is copied into the result")
@@ -198,9 +200,13 @@ def _estimate_function(fn: ir.OpView, path: str, at: Mapping[str, int]) -> CopyE
     return estimate
 
 
-def _is_nonsplat_constant(value: ir.Value) -> bool:
+def _is_nonsplat_constant(value: ir.Value, immutable: set[str]) -> bool:
     op = t.defining_op(value)
-    if op is None or op.operation.name not in t.CONSTANT_OPS:
+    if op is None:
+        return False
+    if op.operation.name in t.GLOBAL_LOADS:
+        return t.global_symbol(op) in immutable  # contents unknown here: assume non-splat
+    if op.operation.name not in t.CONSTANT_OPS:
         return False
     attr = op.operation.attributes["value"]
     return not (isinstance(attr, ir.DenseElementsAttr) and attr.is_splat)

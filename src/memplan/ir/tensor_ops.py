@@ -117,8 +117,10 @@ def global_symbol(op: ir.OpView) -> str:
     return ir.FlatSymbolRefAttr(attr).value
 
 
-def stored_value(op: ir.OpView) -> ir.Value:
-    return op.operation.operands[0]
+def immutable_globals(module: ir.Module) -> set[str]:
+    """Names of the module's globals that are never stored to (constants by another name)."""
+    return {symbol_name(op) for op in module.body.operations
+            if op.operation.name in GLOBAL_DEFS and "is_mutable" not in op.operation.attributes}
 
 
 def is_linalg_structured(op: ir.OpView) -> bool:

@@ -9,11 +9,14 @@ Rewrites, per destination:
   destination becomes a fresh `tensor.empty`;
 - a splat constant: `tensor.empty` + `linalg.fill` with the scalar (a scalar
   `util.unfoldable_constant` for an unfoldable one, so it stays opaque);
-- anything else (non-splat, unfoldable, global): the constant becomes an extra
-  read-only input of the op, indexed like the output, the payload reads that
-  input where it read the out argument, and the result goes to a fresh
-  `tensor.empty`. Named ops are generalized to `linalg.generic` first (only the
-  ops being rewritten; the rest of the module is untouched).
+- anything else (non-splat constant, immutable global): the constant becomes an
+  extra read-only input of the op, indexed like the output, and the result goes
+  to a fresh `tensor.empty`. Named ops are generalized to `linalg.generic` first
+  (only the ops being rewritten; the rest of the module is untouched). Where the
+  payload read the out argument it now reads the extra input -- directly when
+  every iterator is parallel; in a reduction only at the first reduction step
+  (all reduction indices 0), since later steps must read the partial result.
+  The `arith.select` keeps the original association order: results are exact.
 
 The constant itself is never changed, so another user that reads it stays
 correct; it is erased only when nothing uses it any more. Created ops carry the
@@ -52,7 +55,7 @@ class ConstantDestReport:
 def rewrite_constant_destinations(module: ir.Module, path: str = "<input>") -> ConstantDestReport:
     """Rewrite every constant destination of `module` in place; see the module docstring."""
     report = ConstantDestReport()
-    immutable = _immutable_globals(module)
+    immutable = t.immutable_globals(module)
     with module.context:
         for fn in t.functions(module):
             fname = t.symbol_name(fn)
@@ -62,11 +65,6 @@ def rewrite_constant_destinations(module: ir.Module, path: str = "<input>") -> C
             for op in constants:
                 _rewrite_users(op, path, fname, report)
     return report
-
-
-def _immutable_globals(module: ir.Module) -> set[str]:
-    return {t.symbol_name(op) for op in module.body.operations
-            if op.operation.name in t.GLOBAL_DEFS and "is_mutable" not in op.operation.attributes}
 
 
 def _is_constant(op: ir.OpView, immutable: set[str]) -> bool:
