@@ -64,6 +64,100 @@ def run_pack(args: argparse.Namespace) -> int:
     return 1 if result.fits is False else 0
 
 
+# --- memplan check / opt --------------------------------------------------------
+
+def add_mlir_input_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="MLIR file (`// -----` splits it into modules)")
+    p.add_argument("--target", required=True, help="a preset name (see `memplan targets`) or a "
+                   "target .toml file")
+    p.add_argument("--assume", action="append", default=[], metavar="[@FUNC:]ARG<=N",
+                   help="bound a function argument, named by SSA name (n or %%n) or 0-based "
+                   "position; also ARG>=N, ARG==N; repeatable")
+
+
+def add_check_command(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("check", help="census of allocations and stack checks on MLIR",
+                            description="List every allocation of an MLIR file with its proven "
+                            "size and report stack allocations in loops, unbounded ones, and "
+                            "frames over the target's limits (exit 1 on any error).")
+    add_mlir_input_arguments(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(run=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from .analysis.census import take_census
+    from .analysis.ranges import parse_assumption
+    from .check import CheckContext, run_checks
+    from .check.stack import stack_frames
+    from .ir import load_mlir
+    from .report.census_report import check_json, format_census, format_frames
+    from .report.diagnostics import count_errors, format_diagnostics
+    from .targets import load_target
+
+    assumptions = [parse_assumption(text) for text in args.assume]
+    target = load_target(args.target)
+    census = [a for chunk in load_mlir(args.file) for a in take_census(chunk, assumptions)]
+    diags = run_checks(CheckContext(census, target, args.file))
+    frames = stack_frames(census, target)
+    errors = count_errors(diags)
+    if args.json:
+        print(json.dumps(check_json(args.file, target.name, census, frames, diags), indent=2))
+        return 1 if errors else 0
+    parts = [format_census(census) if census else "no allocations"]
+    if frames:
+        parts.append(format_frames(frames, target.stack.max_frame if target.stack else None))
+    if diags:
+        parts.append(format_diagnostics(diags, args.file))
+    warnings = sum(1 for d in diags if d.severity == "warning")
+    parts.append(f"{errors} error(s), {warnings} warning(s) for target '{target.name}'")
+    print("\n\n".join(parts))
+    return 1 if errors else 0
+
+
+def add_opt_command(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("opt", help="hoist allocations out of loops and bound stack sizes",
+                            description="Rewrite MLIR: allocations leave their loops, stack "
+                            "allocations become static at the function entry (views of the "
+                            "dynamic size in the loop). Remarks and errors go to stderr; exit 1 "
+                            "if an allocation could not be hoisted or bounded.")
+    add_mlir_input_arguments(p)
+    p.add_argument("-o", "--output", help="write the rewritten MLIR here (default: stdout)")
+    p.add_argument("--keep-locations", action="store_true",
+                   help="print the input's locations (loc(...)) on every op")
+    p.set_defaults(run=run_opt)
+
+
+def run_opt(args: argparse.Namespace) -> int:
+    from .analysis.census import take_census
+    from .analysis.ranges import parse_assumption
+    from .check.stack import stack_frames
+    from .ir import load_mlir
+    from .ir.print import print_chunks
+    from .report.census_report import format_frames
+    from .report.diagnostics import count_errors, format_diagnostics
+    from .targets import load_target
+    from .transforms.hoist import hoist_and_bound
+
+    assumptions = [parse_assumption(text) for text in args.assume]
+    target = load_target(args.target)
+    chunks = load_mlir(args.file)
+    diags = [d for chunk in chunks for d in hoist_and_bound(chunk, assumptions).diagnostics]
+    text = print_chunks(chunks, keep_locations=args.keep_locations)
+    if args.output:
+        write_text(args.output, text)
+    else:
+        print(text, end="")
+    census = [a for chunk in chunks for a in take_census(chunk, assumptions)]
+    frames = stack_frames(census, target)
+    summary = [format_diagnostics(diags, args.file)] if diags else []
+    if frames:
+        summary.append(format_frames(frames, target.stack.max_frame if target.stack else None))
+    if summary:
+        print("\n".join(summary), file=sys.stderr)
+    return 1 if count_errors(diags) else 0
+
+
 # --- memplan tensor-opt / copies (tensor-level rewrites; temporary home) -----------
 
 def binding(text: str) -> tuple[str, int]:
@@ -179,6 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"memplan {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_pack_command(commands)
+    add_check_command(commands)
+    add_opt_command(commands)
     add_tensor_commands(commands)
     return parser
 

@@ -1,4 +1,4 @@
-"""Rewrites that change how a program uses memory, never what it computes."""
+"""Rewrites that consume facts and plans; each prints IR the MLIR verifier accepts."""
 
 from .constant_dest import ConstantDestReport, rewrite_constant_destinations
 from .inplace_state import InplaceStateReport, rewrite_inplace_state
