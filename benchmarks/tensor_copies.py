@@ -1,4 +1,4 @@
-"""Transient and copied bytes per function, before and after `memplan tensor-opt`.
+"""Transient and copied bytes per function, before and after `memplan opt`.
 
     python benchmarks/tensor_copies.py
 
@@ -13,10 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from memplan.ir import load_mlir
-from memplan.report.copies_report import copy_rows, rewrite_tensor_level
+from memplan.report.copies_report import copy_rows
 from memplan.report.table import format_table
 from memplan.run.iree_exec import CompileError, compile_to_vmfb
 from memplan.run.state_compare import QUIET_FLAGS
+from memplan.transforms import rewrite_tensor_level
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = [  # (file, dynamic values)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from tensor_helpers import EXAMPLES, chunk, run_cli
 
 from memplan.analysis.access import access_modes, written_constants
 from memplan.ir import load_mlir
+from memplan.report.diagnostics import format_diagnostic
 
 
 def modes(ch) -> dict[tuple[str, str], str]:
@@ -23,8 +26,9 @@ def test_constant_outs_are_written_and_reported_with_location():
     ch = load_mlir(EXAMPLES / "reduce_into_nonsplat_constant.mlir")[0]
     assert modes(ch)[("reduce_into_const", "%cst")] == "read-write"
     (note,) = written_constants(ch)
-    assert str(note).startswith(f"{EXAMPLES / 'reduce_into_nonsplat_constant.mlir'}:4:8: "
-                                "warning: linalg.generic writes into constant %cst")
+    path = EXAMPLES / "reduce_into_nonsplat_constant.mlir"
+    assert format_diagnostic(note).startswith(
+        f"{path}:4:8: warning: linalg.generic writes into constant %cst")
 
 
 SOURCES = """
@@ -48,7 +52,7 @@ def test_views_globals_and_write_only_destinations():
     assert got[("f", "%arg1")] == "read-write"  # insert keeps the rest of %out
     assert got[("f", "%cst")] == "write"  # through the view; linalg.copy ignores its init
     assert got[("", "@table")] == "read"
-    notes = sorted(str(n) for n in written_constants(ch))
+    notes = sorted(format_diagnostic(n) for n in written_constants(ch))
     assert len(notes) == 2
     assert notes[0].startswith("case.mlir:7:8: warning: linalg.copy writes into constant %cst")
     assert notes[1].startswith("case.mlir:8:8: warning: linalg.copy writes into immutable "
@@ -58,18 +62,24 @@ def test_views_globals_and_write_only_destinations():
 def test_cli_bad_input_is_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @f() {\n  %x = arith.constant : i32\n}\n")
-    for command in ("copies", "tensor-opt"):
-        code, out, err = run_cli([command, str(bad)], capsys)
+    for command in (["copies"], ["check", "--target", "x86_64"], ["opt", "--target", "x86_64"]):
+        code, out, err = run_cli([*command, str(bad)], capsys)
         assert code == 2 and out == ""
         assert err.count("\n") == 1 and err.startswith(f"memplan: {bad}:2:")
     code, _, err = run_cli(["copies", str(tmp_path / "missing.mlir")], capsys)
     assert code == 2 and "cannot read file" in err and err.count("\n") == 1
 
 
-def test_cli_access_table_and_warning(capsys):
+def test_check_reports_access_modes_copies_and_the_written_constant(capsys):
     path = EXAMPLES / "reduce_into_nonsplat_constant.mlir"
-    code, out, err = run_cli(["access", str(path)], capsys)
-    assert code == 0 and "reduce_into_const  constant  %cst   tensor<32xi32>    read-write" in out
-    assert err == (f"{path}:4:8: warning: linalg.generic writes into constant %cst "
-                   "(tensor<32xi32>): IREE copies it each call or fails to compile; "
-                   "`memplan tensor-opt` rewrites it\n")
+    code, out, _ = run_cli(["check", str(path), "--target", "x86_64"], capsys)
+    assert code == 0
+    assert "reduce_into_const  constant  %cst   tensor<32xi32>    read-write" in out
+    assert "reduce_into_const  before            0       128" in out
+    assert (f"{path}:4:8: warning: linalg.generic writes into constant %cst (tensor<32xi32>): "
+            "IREE copies it each call or fails to compile; `memplan opt` makes it a read-only "
+            "input") in out
+    code, out, _ = run_cli(["check", str(path), "--target", "x86_64", "--json"], capsys)
+    data = json.loads(out)
+    assert {"access", "copies", "diagnostics"} <= set(data)
+    assert [d["code"] for d in data["diagnostics"]] == ["constant-written"]

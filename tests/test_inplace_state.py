@@ -15,7 +15,7 @@ def test_kv_cache_append_becomes_insert_of_the_token():
     ch = load_mlir(EXAMPLES / "kv_cache_append.mlir")[0]
     report = rewrite_inplace_state(ch.module, ch.path)
     assert ch.module.operation.verify()
-    assert [str(n.location) for n in report.rewritten] == [f"{ch.path}:29:14"]
+    assert [str(n.loc) for n in report.rewritten] == [f"{ch.path}:29:14"]
     fn = t.functions(ch.module)[0]
     assert not [op for op in t.walk(fn) if op.operation.name == "tensor.concat"]
     insert = next(op for op in t.walk(fn) if op.operation.name == "tensor.insert_slice")
@@ -95,15 +95,24 @@ def test_unsafe_appends_are_refused_with_a_note(changes, line, reason):
     report = rewrite_inplace_state(ch.module, ch.path)
     assert not report.changed and str(ch.module) == text
     (note,) = report.refused
-    assert note.location.line == line
+    assert note.loc.line == line
     assert note.message == f"state update left alone: {reason}"
 
 
-def test_cli_runs_the_check_by_execution(capsys):
-    code, out, err = run_cli(["tensor-opt", str(EXAMPLES / "kv_cache_append.mlir"),
-                              "--run", "append_concat", "--steps", "3"], capsys)
+def test_opt_checks_state_by_execution(capsys):
+    code, out, err = run_cli(["opt", str(EXAMPLES / "kv_cache_append.mlir"), "--target",
+                              "x86_64", "--check-state", "append_concat", "--steps", "3"], capsys)
     assert code == 0 and "tensor.concat" not in out.split("@append_insert_slice")[0]
     assert "@append_concat: 3 steps, outputs max diff 0, @k_cache max diff 0" in err
+
+
+def test_check_warns_about_appends_and_notes_refusals(capsys, tmp_path):
+    source = tmp_path / "two.mlir"
+    source.write_text(append_case() + "// -----\n" + append_case(OFFSET="1"))
+    code, out, _ = run_cli(["check", str(source), "--target", "x86_64"], capsys)
+    assert code == 0
+    assert f"{source}:13:10: warning: append to @cache concatenates and writes back" in out
+    assert f"{source}:29:13: note: state append left alone by `memplan opt`: the prefix" in out
 
 
 def test_two_appended_pieces_along_the_inner_dimension():
@@ -117,16 +126,16 @@ def test_two_appended_pieces_along_the_inner_dimension():
     assert result.equal, result.mismatches
 
 
-def test_cli_keeps_chunks_and_refuses_unknown_function(tmp_path, capsys):
+def test_opt_keeps_chunks_and_refuses_unknown_function(tmp_path, capsys):
     source = tmp_path / "two.mlir"
     source.write_text(append_case() + "// -----\n" + append_case(OFFSET="1"))
-    code, out, err = run_cli(["tensor-opt", str(source)], capsys)
+    code, out, err = run_cli(["opt", str(source), "--target", "x86_64"], capsys)
     first, second = out.split("\n// -----\n")
     assert code == 0 and "tensor.concat" not in first and "tensor.concat" in second
     assert f"{source}:29:13: note" in err  # line numbers of the file, not the chunk
     assert "does not start at offset 0" in err
     out_file = tmp_path / "out.mlir"
-    code, out, err = run_cli(["tensor-opt", str(source), "-o", str(out_file), "--run", "nope"],
-                             capsys)
+    code, out, err = run_cli(["opt", str(source), "--target", "x86_64", "-o", str(out_file),
+                              "--check-state", "nope"], capsys)
     assert code == 2 and err.endswith(f"memplan: {source}: no function @nope\n")
     assert not out_file.exists()  # nothing written when the check fails

@@ -97,16 +97,20 @@ def run_check(args: argparse.Namespace) -> int:
 
     assumptions = [parse_assumption(text) for text in args.assume]
     target = load_target(args.target)
-    census = [a for chunk in load_mlir(args.file) for a in take_census(chunk, assumptions)]
-    diags = run_checks(CheckContext(census, target, args.file))
+    chunks = load_mlir(args.file)
+    census = [a for chunk in chunks for a in take_census(chunk, assumptions)]
+    diags = run_checks(CheckContext(census, target, args.file, chunks))
     frames = stack_frames(census, target)
     errors = count_errors(diags)
+    accesses, copies = tensor_facts(args.file, chunks)
     if args.json:
-        print(json.dumps(check_json(args.file, target.name, census, frames, diags), indent=2))
+        data = check_json(args.file, target.name, census, frames, diags)
+        print(json.dumps({**data, **tensor_json(accesses, copies)}, indent=2))
         return 1 if errors else 0
     parts = [format_census(census) if census else "no allocations"]
     if frames:
         parts.append(format_frames(frames, target.stack.max_frame if target.stack else None))
+    parts += tensor_text(accesses, copies)
     if diags:
         parts.append(format_diagnostics(diags, args.file))
     warnings = sum(1 for d in diags if d.severity == "warning")
@@ -125,6 +129,11 @@ def add_opt_command(commands: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write the rewritten MLIR here (default: stdout)")
     p.add_argument("--keep-locations", action="store_true",
                    help="print the input's locations (loc(...)) on every op")
+    p.add_argument("--check-state", metavar="FUNCTION",
+                   help="compile input and output with IREE and call FUNCTION --steps times "
+                   "in one runtime each: outputs and every mutable global must be equal")
+    p.add_argument("--steps", type=non_negative_int, default=4,
+                   help="calls for --check-state (default 4)")
     p.set_defaults(run=run_opt)
 
 
@@ -137,13 +146,19 @@ def run_opt(args: argparse.Namespace) -> int:
     from .report.census_report import format_frames
     from .report.diagnostics import count_errors, format_diagnostics
     from .targets import load_target
+    from .transforms import rewrite_tensor_level
     from .transforms.hoist import hoist_and_bound
 
+    if args.output:
+        refuse_overwriting_input(args.output, [args.file])
     assumptions = [parse_assumption(text) for text in args.assume]
     target = load_target(args.target)
     chunks = load_mlir(args.file)
     diags = [d for chunk in chunks for d in hoist_and_bound(chunk, assumptions).diagnostics]
+    diags += [d for chunk in chunks for d in rewrite_tensor_level(chunk)]
     text = print_chunks(chunks, keep_locations=args.keep_locations)
+    if args.check_state:
+        check_state(args, chunks)
     if args.output:
         write_text(args.output, text)
     else:
@@ -158,7 +173,51 @@ def run_opt(args: argparse.Namespace) -> int:
     return 1 if count_errors(diags) else 0
 
 
-# --- memplan tensor-opt / copies (tensor-level rewrites; temporary home) -----------
+# --- tensor level: facts for `check`, state check for `opt`, `memplan copies` ----------
+
+def tensor_facts(path: str, chunks: Sequence) -> tuple[list, list]:
+    """Access modes of the input and copy accounting before/after the tensor rewrites."""
+    from .analysis.access import access_modes
+    from .report.copies_report import copy_rows
+
+    accesses = [a for chunk in chunks for a in access_modes(chunk)]
+    return accesses, copy_rows(path, iree=False)
+
+
+def tensor_text(accesses: list, copies: list) -> list[str]:
+    from .report.access_report import format_access
+    from .report.copies_report import format_copy_table
+
+    parts = [format_access(accesses)] if accesses else []
+    if any(r.transient or r.copied for r in copies):
+        parts.append("copies per call, before and after `memplan opt`:\n"
+                     + format_copy_table(copies, iree=False).rstrip())
+    return parts
+
+
+def tensor_json(accesses: list, copies: list) -> dict[str, object]:
+    from .report.access_report import access_json
+    from .report.copies_report import copy_json
+
+    return {"access": access_json(accesses), "copies": copy_json(copies)}
+
+
+def check_state(args: argparse.Namespace, chunks: Sequence) -> None:
+    """Before and after called --steps times: same outputs and globals, else exit 1."""
+    from .errors import BudgetError
+    from .ir import load_mlir
+    from .run.state_compare import compare_steps
+
+    for before, after in zip(load_mlir(args.file), chunks, strict=True):
+        result = compare_steps(before.module, after.module, args.check_state, args.steps,
+                               path=args.file)
+        globals_ = ", ".join(f"@{g} max diff {d:g}" for g, d in result.max_global_diff.items())
+        print(f"memplan: @{args.check_state}: {args.steps} steps, outputs max diff "
+              f"{result.max_output_diff:g}" + (f", {globals_}" if globals_ else ""),
+              file=sys.stderr)
+        if not result.equal:
+            raise BudgetError(f"{args.file}: before and after differ: {result.mismatches[0]}")
+
 
 def binding(text: str) -> tuple[str, int]:
     name, sep, value = text.partition("=")
@@ -167,17 +226,7 @@ def binding(text: str) -> tuple[str, int]:
     return name.lstrip("@%"), non_negative_int(value)
 
 
-def add_tensor_commands(commands: argparse._SubParsersAction) -> None:
-    p = commands.add_parser("tensor-opt", help="never write into a constant; update state "
-                            "in place", description="Rewrite constant destinations and "
-                            "KV-cache style appends; print the module (or write -o).")
-    p.add_argument("file", help="MLIR file (chunks split by // ----- are kept)")
-    p.add_argument("-o", "--output", help="write the rewritten MLIR here")
-    p.add_argument("--run", dest="function", metavar="FUNCTION",
-                   help="also compile before and after with IREE and call FUNCTION "
-                   "--steps times: outputs and globals must be equal")
-    p.add_argument("--steps", type=non_negative_int, default=4)
-    p.set_defaults(run=run_tensor_opt)
+def add_copies_command(commands: argparse._SubParsersAction) -> None:
     c = commands.add_parser("copies", help="transient and copied bytes before/after the "
                             "tensor rewrites, beside IREE's stream figures")
     c.add_argument("file", help="MLIR file")
@@ -187,72 +236,6 @@ def add_tensor_commands(commands: argparse._SubParsersAction) -> None:
     c.add_argument("--no-iree", action="store_true", help="skip iree-compile")
     c.add_argument("--json", action="store_true", help="print JSON instead of text")
     c.set_defaults(run=run_copies)
-    a = commands.add_parser("access", help="read/write mode of every argument, global and "
-                            "constant; warn where a constant is written")
-    a.add_argument("file", help="MLIR file")
-    a.add_argument("--json", action="store_true", help="print JSON instead of text")
-    a.set_defaults(run=run_access)
-
-
-def run_tensor_opt(args: argparse.Namespace) -> int:
-    from .ir import load_mlir
-    from .report.copies_report import rewrite_tensor_level
-
-    if args.output:
-        refuse_overwriting_input(args.output, [args.file])
-    chunks = load_mlir(args.file)
-    texts = []
-    for chunk in chunks:
-        for note in rewrite_tensor_level(chunk):
-            print(note, file=sys.stderr)
-        if not chunk.module.operation.verify():  # our bug, not the user's
-            raise RuntimeError(f"{args.file}: rewritten module does not verify")
-        texts.append(str(chunk.module))
-    if args.function:
-        _check_by_execution(args, chunks)
-    text = "\n// -----\n\n".join(texts)
-    if args.output:
-        write_text(args.output, text)
-    else:
-        print(text, end="")
-    return 0
-
-
-def _check_by_execution(args: argparse.Namespace, chunks: list) -> None:
-    from .errors import BudgetError
-    from .ir import load_mlir
-    from .run.state_compare import compare_steps
-
-    for before, after in zip(load_mlir(args.file), chunks, strict=True):
-        result = compare_steps(before.module, after.module, args.function, args.steps,
-                               path=args.file)
-        globals_ = ", ".join(f"@{g} max diff {d:g}" for g, d in result.max_global_diff.items())
-        print(f"memplan: @{args.function}: {args.steps} steps, outputs max diff "
-              f"{result.max_output_diff:g}" + (f", {globals_}" if globals_ else ""),
-              file=sys.stderr)
-        if not result.equal:
-            raise BudgetError(f"{args.file}: before and after differ: {result.mismatches[0]}")
-
-
-def run_access(args: argparse.Namespace) -> int:
-    from .analysis.access import access_modes, written_constants
-    from .ir import load_mlir
-    from .report.table import format_table
-
-    accesses, notes = [], []
-    for chunk in load_mlir(args.file):
-        accesses += access_modes(chunk)
-        notes += written_constants(chunk)
-    if args.json:
-        print(json.dumps({"access": [{"kind": a.kind, "name": a.name, "function": a.function,
-                                      "type": a.type, "mode": a.mode} for a in accesses],
-                          "diagnostics": [n.to_json() for n in notes]}, indent=2))
-        return 0
-    rows = [[a.function or "(module)", a.kind, a.name, a.type, a.mode] for a in accesses]
-    print(format_table(["function", "kind", "name", "type", "mode"], rows))
-    for note in notes:
-        print(note, file=sys.stderr)
-    return 0
 
 
 def run_copies(args: argparse.Namespace) -> int:
@@ -275,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_pack_command(commands)
     add_check_command(commands)
     add_opt_command(commands)
-    add_tensor_commands(commands)
+    add_copies_command(commands)
     return parser
 
 

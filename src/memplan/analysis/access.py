@@ -12,7 +12,7 @@ ignores its out argument) counts as written, not read.
 Diagnostics: a constant (`arith.constant`, `util.unfoldable_constant`, or an
 immutable global) that is written is a warning -- IREE then copies it into a
 read-write buffer each call, or for small non-splat constants fails to compile
-(seed 001). `memplan tensor-opt` removes these (transforms/constant_dest.py).
+(seed 001). `memplan opt` removes these (transforms/constant_dest.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from iree.compiler import ir
 
 from ..ir import MlirChunk, SourceLoc, source_loc
 from ..ir import tensor_ops as t
-from .notes import Note, note_at
+from ..report.diagnostics import Diagnostic
+from .notes import diagnostic_at
 
 
 @dataclass(frozen=True)
@@ -119,23 +120,29 @@ def _global_type(op: ir.OpView) -> ir.Type:
     return ir.TypeAttr(attrs["type"]).value
 
 
-def written_constants(chunk: MlirChunk) -> list[Note]:
+def written_constants(chunk: MlirChunk) -> list[Diagnostic]:
     """A warning per op that writes a constant (or an immutable global's value)."""
-    notes: list[Note] = []
+    notes: list[Diagnostic] = []
     immutable = t.immutable_globals(chunk.module)
     for fn in t.functions(chunk.module):
-        fname = t.symbol_name(fn)
         for op in t.walk(fn):
             what = _constant_kind(op, immutable)
             if what is None or not t.is_tensor(op.results[0]):
                 continue
+            consequence = _consequence(op)
             for writer in value_uses(op.results[0]).writers:
-                notes.append(note_at(
-                    "warning", writer, chunk.path,
-                    f"{writer.operation.name} writes into {what} ({op.results[0].type}): "
-                    "IREE copies it each call or fails to compile; `memplan tensor-opt` "
-                    "rewrites it", fname))
+                notes.append(diagnostic_at(
+                    "warning", writer, chunk.path, f"{writer.operation.name} writes into "
+                    f"{what} ({op.results[0].type}): {consequence}", "constant-written"))
     return notes
+
+
+def _consequence(op: ir.OpView) -> str:
+    attr = op.operation.attributes["value"] if "value" in op.operation.attributes else None
+    if isinstance(attr, ir.DenseElementsAttr) and attr.is_splat:
+        return "`memplan opt` makes it tensor.empty + linalg.fill"
+    return ("IREE copies it each call or fails to compile; `memplan opt` makes it a "
+            "read-only input")
 
 
 def _constant_kind(op: ir.OpView, immutable: set[str]) -> str | None:

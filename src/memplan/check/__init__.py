@@ -12,10 +12,11 @@ from collections.abc import Callable, Sequence
 from ..report.diagnostics import Diagnostic
 from .context import CheckContext
 from .stack import STACK_CHECKS
+from .tensor import TENSOR_CHECKS
 
 Check = Callable[[CheckContext], list[Diagnostic]]
 
-DEFAULT_CHECKS: list[Check] = [*STACK_CHECKS]
+DEFAULT_CHECKS: list[Check] = [*STACK_CHECKS, *TENSOR_CHECKS]
 
 
 def run_checks(context: CheckContext, checks: Sequence[Check] | None = None) -> list[Diagnostic]:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..analysis.census import Allocation
+from ..ir import MlirChunk
 from ..targets import Target
 
 
@@ -14,3 +15,4 @@ class CheckContext:
     census: Sequence[Allocation]
     target: Target
     path: str = ""  # the input file, for diagnostics without a location
+    chunks: Sequence[MlirChunk] = ()  # the parsed input, for checks that read the IR

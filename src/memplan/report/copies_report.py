@@ -14,7 +14,7 @@ from ..analysis.copies import estimate_copies, stream_counts
 from ..ir import MlirChunk, load_mlir, parse_mlir
 from ..run.iree_exec import CompileError, compile_to_stream
 from ..run.state_compare import QUIET_FLAGS
-from ..transforms import rewrite_constant_destinations, rewrite_inplace_state
+from ..transforms import rewrite_tensor_level
 from .table import format_table
 
 
@@ -29,13 +29,6 @@ class CopyRow:
     iree_copied: int | None = None
     iree_constant_copied: int | None = None
     iree_error: str | None = None
-
-
-def rewrite_tensor_level(chunk: MlirChunk) -> list:
-    """Both tensor rewrites on `chunk.module`, in place; their notes, in order."""
-    constant = rewrite_constant_destinations(chunk.module, chunk.path)
-    state = rewrite_inplace_state(chunk.module, chunk.path)
-    return [*constant.rewritten, *constant.refused, *state.rewritten, *state.refused]
 
 
 def copy_rows(path: str, at: Mapping[str, int] | None = None, iree: bool = True) -> list[CopyRow]:

@@ -36,16 +36,20 @@ from iree.compiler import ir, passmanager
 from iree.compiler.dialects import arith, func, linalg, tensor
 
 from ..analysis.access import value_uses
-from ..analysis.notes import Note, note_at
+from ..analysis.notes import diagnostic_at
+from ..ir import source_loc
 from ..ir import tensor_ops as t
+from ..report.diagnostics import Diagnostic
+
+REWRITTEN, REFUSED = "constant-destination", "constant-destination-refused"
 
 
 @dataclass
 class ConstantDestReport:
     """What the pass did, one line per rewritten destination, plus refusals."""
 
-    rewritten: list[Note] = field(default_factory=list)
-    refused: list[Note] = field(default_factory=list)
+    rewritten: list[Diagnostic] = field(default_factory=list)  # remarks
+    refused: list[Diagnostic] = field(default_factory=list)  # notes: why left alone
 
     @property
     def changed(self) -> bool:
@@ -58,12 +62,11 @@ def rewrite_constant_destinations(module: ir.Module, path: str = "<input>") -> C
     immutable = t.immutable_globals(module)
     with module.context:
         for fn in t.functions(module):
-            fname = t.symbol_name(fn)
             # Collect first: rewriting erases and creates ops under the walk.
             constants = [op for op in t.walk(fn)
                          if _is_constant(op, immutable) and t.is_tensor(op.results[0])]
             for op in constants:
-                _rewrite_users(op, path, fname, report)
+                _rewrite_users(op, path, report)
     return report
 
 
@@ -74,11 +77,11 @@ def _is_constant(op: ir.OpView, immutable: set[str]) -> bool:
     return name in t.GLOBAL_LOADS and t.global_symbol(op) in immutable
 
 
-def _rewrite_users(const: ir.OpView, path: str, fname: str, report: ConstantDestReport) -> None:
+def _rewrite_users(const: ir.OpView, path: str, report: ConstantDestReport) -> None:
     value = const.results[0]
     if None in t.shape(value):
-        report.refused.append(note_at("note", const, path, "constant with a dynamic shape "
-                                      "used as a destination: left alone", fname))
+        report.refused.append(diagnostic_at("note", const, path, "constant with a dynamic "
+                                            "shape used as a destination: left alone", REFUSED))
         return
     writers: list[ir.OpView] = []
     for writer in value_uses(value).writers:
@@ -86,18 +89,18 @@ def _rewrite_users(const: ir.OpView, path: str, fname: str, report: ConstantDest
             writers.append(writer)
     for writer in writers:
         if not t.is_linalg_structured(writer):
-            report.refused.append(note_at(
+            report.refused.append(diagnostic_at(
                 "note", writer, path, f"{writer.operation.name} inserts into constant "
-                f"{value.get_name()}: the copy is the op's meaning; left alone", fname))
+                f"{value.get_name()}: the copy is the op's meaning; left alone", REFUSED))
             continue
         if any(o == value for o in writer.outputs):
-            where = note_at("remark", writer, path, "", fname)  # before the op is replaced
+            where = source_loc(writer, path)  # before the op is replaced
             how = _rewrite_op(writer, value, const)
-            report.rewritten.append(Note("remark", where.location, how, fname))
+            report.rewritten.append(Diagnostic("remark", where, how, code=REWRITTEN))
         else:  # written through a view (e.g. outs = extract_slice %cst)
-            report.refused.append(note_at(
+            report.refused.append(diagnostic_at(
                 "note", writer, path, f"writes a view of constant {value.get_name()}: "
-                "left alone", fname))
+                "left alone", REFUSED))
     if not list(value.uses):
         const.operation.erase()
 

@@ -36,16 +36,21 @@ from dataclasses import dataclass, field
 from iree.compiler import ir
 from iree.compiler.dialects import arith, tensor
 
-from ..analysis.notes import Note, note_at
+from ..analysis.notes import diagnostic_at
+from ..ir import source_loc
 from ..ir import tensor_ops as t
+from ..report.diagnostics import Diagnostic
 
 Entry = int | ir.Value  # a static or dynamic offset/size
 
 
+REWRITTEN, REFUSED = "state-in-place", "state-in-place-refused"
+
+
 @dataclass
 class InplaceStateReport:
-    rewritten: list[Note] = field(default_factory=list)
-    refused: list[Note] = field(default_factory=list)
+    rewritten: list[Diagnostic] = field(default_factory=list)  # remarks
+    refused: list[Diagnostic] = field(default_factory=list)  # notes: why left alone
 
     @property
     def changed(self) -> bool:
@@ -79,28 +84,28 @@ def rewrite_inplace_state(module: ir.Module, path: str = "<input>") -> InplaceSt
     report = InplaceStateReport()
     with module.context:
         for fn in t.functions(module):
-            fname = t.symbol_name(fn)
             concats = [op for op in t.walk(fn) if op.operation.name == "tensor.concat"]
             for concat in concats:
-                _rewrite_one(concat, path, fname, report)
+                _rewrite_one(concat, path, report)
     return report
 
 
-def _rewrite_one(concat: ir.OpView, path: str, fname: str, report: InplaceStateReport) -> None:
+def _rewrite_one(concat: ir.OpView, path: str, report: InplaceStateReport) -> None:
     try:
         append = match_append(concat)
     except Refusal as refusal:
-        report.refused.append(note_at("note", refusal.op, path,
-                                      f"state update left alone: {refusal.reason}", fname))
+        report.refused.append(diagnostic_at("note", refusal.op, path,
+                                            f"state update left alone: {refusal.reason}",
+                                            REFUSED))
         return
     if append is None:
         return
-    where = note_at("remark", append.write_back, path, "", fname).location
+    where = source_loc(append.write_back, path)  # before the op is replaced
     _rewrite(append)
-    report.rewritten.append(Note(
+    report.rewritten.append(Diagnostic(
         "remark", where, f"append to @{append.global_name} along dim {append.dim} now writes "
         "only the new data in place; readers of the concatenation read a slice of the state",
-        fname))
+        code=REWRITTEN))
 
 
 # --- matching -------------------------------------------------------------------
