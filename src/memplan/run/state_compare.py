@@ -100,8 +100,8 @@ def compare_steps(before: ir.Module, after: ir.Module, function: str, steps: int
     """Run `function` `steps` times on both modules; compare outputs and globals."""
     random_inputs(before, function, np.random.default_rng(seed), path)  # fail before compiling
     programs = [LoadedProgram(compile_to_vmfb(with_getters(m), label, QUIET_FLAGS))
-                for m, label in ((before, "input (before tensor-opt)"),
-                                     (after, "output (after tensor-opt)"))]
+                for m, label in ((before, "input (before memplan opt)"),
+                                     (after, "output (after memplan opt)"))]
     names = [name for name, _, _ in mutable_globals(before)]
     result = StateComparison(function, steps, max_global_diff=dict.fromkeys(names, 0.0))
     rng = np.random.default_rng(seed)
