@@ -23,9 +23,11 @@ REPO = Path(__file__).resolve().parents[1]
 CASES = [  # (file, dynamic values)
     ("examples/kv_cache_append.mlir", {"seq_step": 511}),
     ("tests/data/kv_two_states_mlprogram.mlir", {"pos": 14}),
+    ("tests/data/append_two_pieces_dim1.mlir", {"pos": 13}),
     ("examples/constant_outs.mlir", {}),
     ("examples/reduce_into_nonsplat_constant.mlir", {}),
     ("examples/large_nonsplat_outs.mlir", {}),
+    ("tests/data/immutable_global_outs.mlir", {}),
 ]
 
 
