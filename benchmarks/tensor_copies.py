@@ -40,10 +40,11 @@ def main() -> None:
             rows.append([Path(name).name, r.function, where, r.stage, builds[r.stage],
                          r.transient, r.copied, _iree(r.iree_transient, r.iree_error),
                          _iree(r.iree_copied, r.iree_error),
-                         _iree(r.iree_constant_copied, r.iree_error)])
+                         _iree(r.iree_constant_copied, r.iree_error),
+                         _iree(r.iree_memcpy_dispatches, r.iree_error)])
     print(format_table(["case", "function", "at", "stage", "file builds", "transient", "copied",
-                        "IREE transient", "IREE copied", "IREE const copied"], rows,
-                       right_align=[False] * 5 + [True] * 5))
+                        "IREE transient", "IREE copied", "IREE const copied",
+                        "IREE memcpy dispatches"], rows, right_align=[False] * 5 + [True] * 6))
 
 
 def compiles(path: Path) -> dict[str, str]:

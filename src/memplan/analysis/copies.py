@@ -15,7 +15,8 @@ The tensor-level model (what bufferization of the program must do):
 IREE's own figures come from its `stream` dialect (`iree-compile
 --compile-to=stream`): transients are `stream.resource.alloca` /
 `stream.async.alloca` of `transient` lifetime, copies are `stream.cmd.copy`,
-`stream.async.copy`, `stream.async.update`, `stream.async.slice`.
+`stream.async.copy`, `stream.async.update`, `stream.async.slice`; strided
+copies IREE turns into dispatches (`..._slow_memcpy`) are counted, not sized.
 
 Dynamic sizes are evaluated at given values (`at={"seq_step": 511}` binds the
 index global `@seq_step`, or `arg0` a function argument); an unbound size is
@@ -66,6 +67,7 @@ class StreamCounts:
     transient_bytes: int | None = 0
     copied_bytes: int | None = 0
     constant_copied_bytes: int | None = 0  # copies whose source is a constant resource
+    memcpy_dispatches: int = 0  # copies IREE does in a dispatch (`*_slow_memcpy`): no bytes
 
 
 # --- index evaluation (shared by both sides) -------------------------------------------
@@ -248,7 +250,9 @@ def stream_counts(stream_module: ir.Module, at: Mapping[str, int] | None = None
 
 
 def _count(op: ir.Operation, counts: StreamCounts, at: Mapping[str, int]) -> None:
-    if op.name in _ALLOCAS and "<transient>" in str(op.results[0].type):
+    if op.name == "stream.cmd.dispatch" and "memcpy" in str(op.attributes["entry_points"]):
+        counts.memcpy_dispatches += 1
+    elif op.name in _ALLOCAS and "<transient>" in str(op.results[0].type):
         size = eval_index(_index_operands(op)[-1], at)
         counts.transient_bytes = _plus(counts.transient_bytes, size)
     elif op.name in _COPIES:

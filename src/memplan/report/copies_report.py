@@ -28,6 +28,7 @@ class CopyRow:
     iree_transient: int | None = None
     iree_copied: int | None = None
     iree_constant_copied: int | None = None
+    iree_memcpy_dispatches: int | None = None
     iree_error: str | None = None
 
 
@@ -58,6 +59,7 @@ def _add_iree(rows: list[CopyRow], chunk: MlirChunk, at: Mapping[str, int] | Non
         if c is not None:
             row.iree_transient, row.iree_copied = c.transient_bytes, c.copied_bytes
             row.iree_constant_copied = c.constant_copied_bytes
+            row.iree_memcpy_dispatches = c.memcpy_dispatches
 
 
 def format_copy_table(rows: list[CopyRow], iree: bool = True) -> str:
