@@ -139,3 +139,13 @@ def test_opt_keeps_chunks_and_refuses_unknown_function(tmp_path, capsys):
                               "--check-state", "nope"], capsys)
     assert code == 2 and err.endswith(f"memplan: {source}: no function @nope\n")
     assert not out_file.exists()  # nothing written when the check fails
+
+
+def test_a_prefix_read_after_the_append_is_read_from_the_updated_state():
+    path = DATA / "append_prefix_also_returned.mlir"
+    before, after = load_mlir(path)[0], load_mlir(path)[0]
+    assert rewrite_inplace_state(after.module, after.path).changed
+    state = ops_named(after.module, "util.global.load")[0].results[0]
+    assert [use.owner.name for use in state.uses] == ["tensor.insert_slice"]  # old state dead
+    result = compare_steps(before.module, after.module, "step", steps=4)
+    assert result.equal, result.mismatches

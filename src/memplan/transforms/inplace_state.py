@@ -25,8 +25,10 @@ Refuses (a note says why; IR unchanged) what it cannot prove safe:
   (its length along d must be provably `%pos + new`, e.g. `arith.addi %pos, %c1`);
 - the write-back is not stored into the same global, or lives in another block.
 
-Created ops carry the location of the op they replace (the insert of the
-write-back, the slice of the concat).
+Other readers of the prefix after the concat read it as a slice of the updated
+state (the same values: the new data lands after the prefix). Created ops carry
+the location of the op they replace (the insert of the write-back, the slice of
+the concat, the prefix's slice).
 """
 
 from __future__ import annotations
@@ -240,12 +242,28 @@ def _rewrite(append: Append) -> None:
         sizes[append.dim] = at
         context = _extract_slice(updated, offsets, sizes, concat.results[0].type,
                                  concat.location)
+        _read_prefix_from(append, updated)
     concat.results[0].replace_all_uses_except(context, write_back.operation)
     write_back.results[0].replace_all_uses_with(updated)
     write_back.operation.erase()
     concat.operation.erase()
     if not list(append.prefix.results[0].uses):
         append.prefix.operation.erase()
+
+
+def _read_prefix_from(append: Append, updated: ir.Value) -> None:
+    """Later readers of the prefix read it from the updated state (same values: the new
+    data lands after it), so nothing still needs the old state after the update."""
+    prefix, concat = append.prefix, append.concat
+    later = [use.owner.operation for use in prefix.results[0].uses
+             if use.owner.operation.block == concat.operation.block
+             and concat.operation.is_before_in_block(use.owner.operation)]
+    if not later:
+        return
+    view = _extract_slice(updated, t.mixed(prefix, "offsets"), t.mixed(prefix, "sizes"),
+                          prefix.results[0].type, prefix.location)
+    for user in later:
+        user.replace_uses_of_with(prefix.results[0], view)
 
 
 def _size_along(value: ir.Value, dim: int, loc: ir.Location) -> Entry:
