@@ -67,3 +67,10 @@ def test_cli_copies_table_and_json(capsys):
     code, out, _ = run_cli(["copies", path, "--no-iree", "--json"], capsys)
     rows = json.loads(out)
     assert code == 0 and rows[0]["stage"] == "before" and rows[0]["bound"] is True
+
+
+def test_cli_bad_binding_is_one_line(capsys):
+    code, out, err = run_cli(["copies", str(EXAMPLES / "kv_cache_append.mlir"), "--at",
+                              "seq_step"], capsys)
+    assert (code, out) == (2, "")
+    assert err == "memplan: --at: cannot read 'seq_step': expected NAME=INTEGER\n"

@@ -219,18 +219,27 @@ def check_state(args: argparse.Namespace, chunks: Sequence) -> None:
             raise BudgetError(f"{args.file}: before and after differ: {result.mismatches[0]}")
 
 
-def binding(text: str) -> tuple[str, int]:
-    name, sep, value = text.partition("=")
-    if not sep or not name:
-        raise argparse.ArgumentTypeError(f"'{text}' is not NAME=VALUE")
-    return name.lstrip("@%"), non_negative_int(value)
+def bindings(items: Sequence[str]) -> dict[str, int]:
+    """`--at NAME=VALUE` items; `@seq_step` and `%arg0` name the same as without the sigil."""
+    from .errors import InputError
+
+    values = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            if not sep or not name.strip("@% "):
+                raise ValueError
+            values[name.strip().lstrip("@%")] = int(value)
+        except ValueError:
+            raise InputError("--at", f"cannot read '{item}': expected NAME=INTEGER") from None
+    return values
 
 
 def add_copies_command(commands: argparse._SubParsersAction) -> None:
     c = commands.add_parser("copies", help="transient and copied bytes before/after the "
                             "tensor rewrites, beside IREE's stream figures")
     c.add_argument("file", help="MLIR file")
-    c.add_argument("--at", type=binding, action="append", default=[], metavar="NAME=VALUE",
+    c.add_argument("--at", action="append", default=[], metavar="NAME=VALUE",
                    help="value of an index global (seq_step=511) or argument (arg0=3) for "
                    "dynamic sizes; default: the maximum the shape allows")
     c.add_argument("--no-iree", action="store_true", help="skip iree-compile")
@@ -241,7 +250,7 @@ def add_copies_command(commands: argparse._SubParsersAction) -> None:
 def run_copies(args: argparse.Namespace) -> int:
     from .report.copies_report import copy_json, copy_rows, format_copy_table
 
-    rows = copy_rows(args.file, dict(args.at), iree=not args.no_iree)
+    rows = copy_rows(args.file, bindings(args.at), iree=not args.no_iree)
     if args.json:
         print(json.dumps(copy_json(rows), indent=2))
     else:
