@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tensor_helpers import EXAMPLES, chunk, run_cli
+from tensor_helpers import DATA, EXAMPLES, chunk, run_cli
 
 from memplan.analysis.copies import estimate_copies, stream_counts
 from memplan.ir import load_mlir, parse_mlir
@@ -15,11 +15,11 @@ AT = {"seq_step": 511}  # the last step the 512-row cache allows
 CONTEXT, TOKEN = 512 * 8 * 64 * 4, 8 * 64 * 4
 
 
-def figures(module):
-    ours = {e.function: (e.transient_bytes, e.copied_bytes) for e in estimate_copies(module,
-                                                                                     at=AT)}
+def figures(module, at=AT):
+    ours = {e.function: (e.transient_bytes, e.copied_bytes)
+            for e in estimate_copies(module, at=at)}
     stream = parse_mlir(compile_to_stream(str(module)))
-    iree = {c.function: (c.transient_bytes, c.copied_bytes) for c in stream_counts(stream, AT)}
+    iree = {c.function: (c.transient_bytes, c.copied_bytes) for c in stream_counts(stream, at)}
     return ours, iree
 
 
@@ -74,3 +74,9 @@ def test_cli_bad_binding_is_one_line(capsys):
                               "seq_step"], capsys)
     assert (code, out) == (2, "")
     assert err == "memplan: --at: cannot read 'seq_step': expected NAME=INTEGER\n"
+
+
+def test_a_dispatch_result_inserted_alone_is_written_in_place():
+    ch = load_mlir(DATA / "emplaced_insert.mlir")[0]
+    ours, iree = figures(ch.module, {"pos": 3})
+    assert ours["step"] == iree["step"] == (0, 0)

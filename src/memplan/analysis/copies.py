@@ -4,9 +4,11 @@ The tensor-level model (what bufferization of the program must do):
 - `tensor.concat` materialises its result: a transient of the result's size,
   and every operand is copied into it (bytes = the result's size);
 - `tensor.insert_slice` copies its source into the destination (the source's
-  bytes); when the destination cannot be updated in place -- a constant, a
-  function argument, or a value another op reads later -- the destination is
-  first copied to a transient as well;
+  bytes) unless a linalg op produces the source for this insert alone (it then
+  writes the slice directly, as IREE emplaces dispatch results); when the
+  destination cannot be updated in place -- a constant, a function argument, or
+  a value another op reads later -- the destination is first copied to a
+  transient as well;
 - a non-splat constant (or immutable global) used as a destination is copied
   into the op's result buffer (a copy of its size; the buffer itself is needed
   anyway); a splat one is filled, not copied;
@@ -174,32 +176,43 @@ def _estimate_function(fn: ir.OpView, path: str, at: Mapping[str, int],
     sizer = _Sizer(at)
     estimate = CopyEstimate(t.symbol_name(fn))
     for op in t.walk(fn):
-        name = op.operation.name
-        loc = source_loc(op, path)
-
-        def add(kind: str, n: int, why: str, name: str = name, loc: SourceLoc | None = loc):
-            estimate.items.append(CopyItem(kind, n, name, loc, why))
-
-        if name == "tensor.concat":
-            size = sizer.bytes(op.results[0])
-            add("transient", size, "concat materialises its result")
-            add("copy", size, "concat copies its operands in")
-        elif name == "tensor.insert_slice":
-            source, dest = op.operation.operands[0], op.operation.operands[1]
-            add("copy", sizer.bytes(source), "insert copies its source")
-            why = _not_in_place(op, dest)
-            if why:
-                size = sizer.bytes(dest)
-                add("transient", size, f"destination {why}: copied first")
-                add("copy", size, f"destination {why}: copied first")
-        elif t.is_linalg_structured(op):
-            for out in op.outputs:
-                if _is_nonsplat_constant(out, immutable):
-                    # The copy lands in the op's result buffer, needed anyway: bytes, no
-                    # extra buffer.
-                    add("copy", sizer.bytes(out), "written constant is copied into the result")
+        for kind, size, why in _op_costs(op, sizer, immutable):
+            estimate.items.append(CopyItem(kind, size, op.operation.name,
+                                           source_loc(op, path), why))
     estimate.bound = sizer.bound
     return estimate
+
+
+def _op_costs(op: ir.OpView, sizer: _Sizer, immutable: set[str]) -> list[tuple[str, int, str]]:
+    """(kind, bytes, why) of the transients and copies `op` implies."""
+    name = op.operation.name
+    if name == "tensor.concat":
+        size = sizer.bytes(op.results[0])
+        return [("transient", size, "concat materialises its result"),
+                ("copy", size, "concat copies its operands in")]
+    if name == "tensor.insert_slice":
+        source, dest = op.operation.operands[0], op.operation.operands[1]
+        costs = []
+        if not _produced_in_place(source):
+            costs.append(("copy", sizer.bytes(source), "insert copies its source"))
+        why = _not_in_place(op, dest)
+        if why:
+            size = sizer.bytes(dest)
+            costs += [("transient", size, f"destination {why}: copied first"),
+                      ("copy", size, f"destination {why}: copied first")]
+        return costs
+    if t.is_linalg_structured(op):
+        # The copy lands in the op's result buffer, needed anyway: bytes, no extra buffer.
+        return [("copy", sizer.bytes(out), "written constant is copied into the result")
+                for out in op.outputs if _is_nonsplat_constant(out, immutable)]
+    return []
+
+
+def _produced_in_place(source: ir.Value) -> bool:
+    """A linalg result used only by the insert: its producer writes the slice directly
+    (IREE emplaces the dispatch result in the destination)."""
+    op = t.defining_op(source)
+    return op is not None and t.is_linalg_structured(op) and len(list(source.uses)) == 1
 
 
 def _is_nonsplat_constant(value: ir.Value, immutable: set[str]) -> bool:

@@ -16,7 +16,8 @@ DYNAMIC = ir.ShapedType.get_dynamic_size()
 
 FUNCTION_OPS = ("func.func", "util.func")
 CONSTANT_OPS = ("arith.constant", "util.unfoldable_constant")
-GLOBAL_LOADS = ("util.global.load", "ml_program.global_load", "ml_program.global_load_const")
+STATE_LOADS = ("util.global.load", "ml_program.global_load")  # of globals that may be stored
+GLOBAL_LOADS = (*STATE_LOADS, "ml_program.global_load_const")
 GLOBAL_STORES = ("util.global.store", "ml_program.global_store")
 GLOBAL_DEFS = ("util.global", "ml_program.global")
 # Ops whose listed operand is overwritten in place by bufferization (DPS destinations

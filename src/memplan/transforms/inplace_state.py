@@ -44,8 +44,6 @@ from ..ir import tensor_ops as t
 from ..report.diagnostics import Diagnostic
 
 Entry = int | ir.Value  # a static or dynamic offset/size
-
-
 REWRITTEN, REFUSED = "state-in-place", "state-in-place-refused"
 
 
@@ -120,7 +118,7 @@ def match_append(concat: ir.OpView) -> Append | None:
         return None
     state = prefix.operation.operands[0]
     load = t.defining_op(state)
-    if load is None or load.operation.name not in t.GLOBAL_LOADS[:2]:
+    if load is None or load.operation.name not in t.STATE_LOADS:
         return None
     name = t.global_symbol(load)
     dim = ir.IntegerAttr(concat.operation.attributes["dim"]).value
