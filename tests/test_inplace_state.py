@@ -149,3 +149,10 @@ def test_a_prefix_read_after_the_append_is_read_from_the_updated_state():
     assert [use.owner.name for use in state.uses] == ["tensor.insert_slice"]  # old state dead
     result = compare_steps(before.module, after.module, "step", steps=4)
     assert result.equal, result.mismatches
+
+
+def test_a_position_computed_twice_is_recognised():
+    ch = load_mlir(DATA / "append_position_cast_twice.mlir")[0]
+    report = rewrite_inplace_state(ch.module, ch.path)
+    assert report.changed and ch.module.operation.verify()
+    assert not ops_named(ch.module, "tensor.concat")

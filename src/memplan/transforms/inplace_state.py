@@ -174,11 +174,26 @@ def _check_write_back(write_back: ir.OpView, prefix: ir.OpView, concat: ir.OpVie
                       "plus the new data")
 
 
-def _same(a: Entry, b: Entry) -> bool:
+# Ops whose result depends only on their operands and attributes: two of them with the
+# same name, attributes and (equal) operands give the same value.
+_PURE_INDEX_OPS = ("arith.addi", "arith.subi", "arith.muli", "arith.index_cast",
+                   "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci")
+
+
+def _same(a: Entry, b: Entry, depth: int = 0) -> bool:
+    """Whether two offsets/sizes provably have the same value (also when computed twice)."""
     ia, ib = t.as_int(a), t.as_int(b)
     if ia is not None or ib is not None:
         return ia == ib
-    return a == b
+    if a == b:
+        return True
+    op_a, op_b = t.defining_op(a), t.defining_op(b)
+    if op_a is None or op_b is None or depth > 8:
+        return False
+    x, y = op_a.operation, op_b.operation
+    return (x.name == y.name and x.name in _PURE_INDEX_OPS and len(x.operands) == len(y.operands)
+            and str(x.attributes) == str(y.attributes)
+            and all(_same(u, v, depth + 1) for u, v in zip(x.operands, y.operands, strict=True)))
 
 
 def _new_length(concat: ir.OpView, dim: int) -> int | None:
