@@ -83,3 +83,19 @@ def test_check_reports_access_modes_copies_and_the_written_constant(capsys):
     data = json.loads(out)
     assert {"access", "copies", "diagnostics"} <= set(data)
     assert [d["code"] for d in data["diagnostics"]] == ["constant-written"]
+
+
+MEMREF = """
+func.func @g(%out: memref<8xi32>, %in: memref<8xi32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %in[%c0] : memref<8xi32>
+  %view = memref.subview %out[0] [4] [1] : memref<8xi32> to memref<4xi32, strided<[1]>>
+  memref.store %v, %view[%c0] : memref<4xi32, strided<[1]>>
+  return
+}
+"""
+
+
+def test_memref_stores_write_through_views():
+    got = modes(chunk(MEMREF))
+    assert got[("g", "%arg0")] == "write" and got[("g", "%arg1")] == "read"

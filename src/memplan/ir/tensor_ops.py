@@ -20,17 +20,23 @@ STATE_LOADS = ("util.global.load", "ml_program.global_load")  # of globals that 
 GLOBAL_LOADS = (*STATE_LOADS, "ml_program.global_load_const")
 GLOBAL_STORES = ("util.global.store", "ml_program.global_store")
 GLOBAL_DEFS = ("util.global", "ml_program.global")
-# Ops whose listed operand is overwritten in place by bufferization (DPS destinations
-# outside linalg, which says so through its `outputs`).
+# Ops that write the listed operand in place (tensor DPS destinations outside linalg,
+# which says so through its `outputs`, and memref writes), and whether they keep (read)
+# its other elements.
 _DEST_OPERAND = {
-    "tensor.insert_slice": 1,
-    "tensor.parallel_insert_slice": 1,
-    "tensor.insert": 1,
-    "tensor.scatter": 1,
+    "tensor.insert_slice": (1, True),
+    "tensor.parallel_insert_slice": (1, True),
+    "tensor.insert": (1, True),
+    "tensor.scatter": (1, True),
+    "memref.store": (1, False),
+    "memref.copy": (1, False),
+    "vector.store": (1, False),
+    "vector.transfer_write": (1, False),
 }
 # Ops whose result is a view of operand 0: writing the view writes the source.
 VIEW_OPS = ("tensor.extract_slice", "tensor.cast", "tensor.expand_shape",
-            "tensor.collapse_shape", "tensor.reshape")
+            "tensor.collapse_shape", "tensor.reshape", "memref.subview", "memref.cast",
+            "memref.expand_shape", "memref.collapse_shape", "memref.reinterpret_cast")
 
 
 def op_of(op: ir.Operation | ir.OpView) -> ir.Operation:
@@ -135,7 +141,7 @@ def destination_operands(op: ir.OpView) -> list[int]:
         n_in = len(op.inputs)
         return list(range(n_in, n_in + len(op.outputs)))
     if name in _DEST_OPERAND:
-        return [_DEST_OPERAND[name]]
+        return [_DEST_OPERAND[name][0]]
     return []
 
 
@@ -147,9 +153,10 @@ def reads_destination(op: ir.OpView, operand_number: int) -> bool:
     """Whether op reads the old contents of the destination it writes.
 
     A linalg op reads its init only where its payload uses the out block argument;
-    inserts keep the untouched elements, so they always read the rest.
+    tensor inserts keep the untouched elements, so they read the rest; memref stores
+    only write.
     """
     if not is_linalg_structured(op):
-        return True
+        return _DEST_OPERAND.get(op.operation.name, (0, True))[1]
     block_args = op.regions[0].blocks[0].arguments
     return len(list(block_args[operand_number].uses)) > 0
