@@ -5,6 +5,7 @@ from __future__ import annotations
 from memplan.analysis.census import take_census
 from memplan.analysis.ranges import Assumption
 from memplan.ir import load_mlir
+from memplan.ir.walk import functions, source_argument_names
 
 
 def census_of(path, assumptions=()):
@@ -45,3 +46,29 @@ def test_split_chunks_spaces_and_alloc_tensor(data):
     assert tensor.op_name == "bufferization.alloc_tensor" and tensor.bound_bytes == 32
     assert opaque.bytes_or_bound is None
     assert "`memref.load`, which the range analysis does not model" in opaque.unbounded_reason
+
+
+def test_gpu_workgroup_and_private_attributions(tmp_path):
+    path = tmp_path / "gpu.mlir"
+    path.write_text("""gpu.module @kernels {
+  gpu.func @k(%arg: memref<4xf32>)
+      workgroup(%wg: memref<256xf32, #gpu.address_space<workgroup>>)
+      private(%p: memref<4xf32, #gpu.address_space<private>>) kernel {
+    gpu.return
+  }
+}
+""")
+    wg, private = census_of(path)
+    assert (wg.op_name, wg.memory_space, wg.exact_bytes) == ("gpu.func workgroup", "workgroup",
+                                                             1024)
+    assert (private.memory_space, private.exact_bytes) == ("private", 16)
+    assert wg.location.line == 2
+
+
+def test_argument_names_are_read_back_from_the_source(tmp_path):
+    path = tmp_path / "names.mlir"
+    path.write_text("func.func @f(%m: memref<8xf32, affine_map<(d0) -> (d0)>>,\n"
+                    "             %n: index {memplan.max = 4 : index, memplan.x = [1, 2]},\n"
+                    "             %k: index) {\n  return\n}\n")
+    (chunk,) = load_mlir(path)
+    assert source_argument_names(functions(chunk.module)[0], str(path)) == ["m", "n", "k"]

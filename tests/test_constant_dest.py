@@ -122,7 +122,7 @@ def test_opt_writes_output_whole_and_leaves_input(tmp_path, capsys):
     assert source.read_text() == text
     assert written_constants(load_mlir(out)[0]) == []
     code, _, err = run_cli(["opt", str(out), "--target", "x86_64", "-o", str(out)], capsys)
-    assert code == 2 and "would overwrite the input" in err
+    assert code == 2 and "refusing to overwrite the input file" in err
 
 
 def test_immutable_global_destination_becomes_a_read_only_input():

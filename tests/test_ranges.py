@@ -167,3 +167,69 @@ def test_parse_assumption():
     assert parse_assumption("@f:1==7") == Assumption(1, lo=7, hi=7, function="f")
     with pytest.raises(InputError, match="--assume"):
         parse_assumption("n < 3")
+
+
+def _first(func, name):
+    return next(op for op in walk(func) if op.name == name)
+
+
+def test_scf_parallel_forall_and_affine_for_induction_variables():
+    func = parse_function("""
+func.func @f() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c10 = arith.constant 10 : index
+  scf.parallel (%p, %q) = (%c0, %c1) to (%c4, %c10) step (%c1, %c4) {
+    %s = arith.addi %p, %q : index
+    scf.reduce
+  }
+  affine.for %k = 2 to min affine_map<()[s0] -> (s0, 16)>()[%c10] step 3 {
+    %t = arith.addi %k, %c0 : index
+  }
+  scf.forall (%x, %y) = (0, %c1) to (%c10, 64) step (4, 8) {
+    %u = arith.addi %x, %y : index
+  }
+  return
+}""")
+    analysis = RangeAnalysis(func)
+    p, q = _first(func, "scf.parallel").regions[0].blocks[0].arguments
+    assert analysis.range_of(p) == Range(0, 3)
+    assert analysis.range_of(q) == Range(1, 9)  # 1, 5, 9
+    k = _first(func, "affine.for").regions[0].blocks[0].arguments[0]
+    assert analysis.range_of(k) == Range(2, 8)  # 2, 5, 8 (< min(10, 16))
+    x, y = _first(func, "scf.forall").regions[0].blocks[0].arguments
+    assert (analysis.range_of(x), analysis.range_of(y)) == (Range(0, 8), Range(1, 57))
+
+
+def test_iteration_arguments_are_unbounded_with_a_reason():
+    r = returned_range(C + """
+  %r = scf.for %iv = %c0 to %c8 step %c1 iter_args(%acc = %c0) -> index {
+    %next = arith.addi %acc, %c1 : index
+    scf.yield %next : index
+  }
+  return %r : index""")
+    assert r.hi is None and "`scf.for`" in r.reason
+
+
+def test_division_by_a_positive_constant_keeps_a_one_sided_bound():
+    r = returned_range(C + """
+  %x = affine.apply affine_map<()[s0] -> ((s0 + 7) floordiv 8)>()[%n]
+  return %x : index""", "%n: index {memplan.max = 4096 : index}")
+    assert r.lo is None and r.hi == 512
+
+
+def test_dim_of_a_static_dimension_and_of_an_allocation():
+    r = returned_range(C + """
+  %d = memref.dim %m, %c0 : memref<12x?xi8>
+  return %d : index""", "%m: memref<12x?xi8>")
+    assert r == Range.exact(12)
+    r = returned_range(C + """
+  %a = memref.alloc(%c32) : memref<4x?xi8>
+  %d = memref.dim %a, %c1 : memref<4x?xi8>
+  return %d : index""")
+    assert r == Range.exact(32)
+    r = returned_range(C + """
+  %d = memref.dim %m, %c1 : memref<12x?xi8>
+  return %d : index""", "%m: memref<12x?xi8>")
+    assert r.lo == 0 and r.hi is None and "dynamic dimension" in r.reason

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import __version__
-from .errors import MemplanError
+from .errors import InputError, MemplanError
 from .files import refuse_overwriting_input, write_text
 
 
@@ -129,6 +131,11 @@ def add_opt_command(commands: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write the rewritten MLIR here (default: stdout)")
     p.add_argument("--keep-locations", action="store_true",
                    help="print the input's locations (loc(...)) on every op")
+    p.add_argument("--check-run", action="store_true",
+                   help="compile input and output with IREE (llvm-cpu), run every public "
+                   "function on the same random buffers, and require bit-identical results")
+    p.add_argument("--run-arg", action="append", default=[], metavar="[@FUNC:]ARG=VALUE",
+                   help="value of an integer/index argument for --check-run; repeatable")
     p.add_argument("--check-state", metavar="FUNCTION",
                    help="compile input and output with IREE and call FUNCTION --steps times "
                    "in one runtime each: outputs and every mutable global must be equal")
@@ -149,8 +156,8 @@ def run_opt(args: argparse.Namespace) -> int:
     from .transforms import rewrite_tensor_level
     from .transforms.hoist import hoist_and_bound
 
-    if args.output:
-        refuse_overwriting_input(args.output, [args.file])
+    if args.output and Path(args.output).resolve() == Path(args.file).resolve():
+        raise InputError(args.output, "refusing to overwrite the input file")
     assumptions = [parse_assumption(text) for text in args.assume]
     target = load_target(args.target)
     chunks = load_mlir(args.file)
@@ -170,7 +177,34 @@ def run_opt(args: argparse.Namespace) -> int:
         summary.append(format_frames(frames, target.stack.max_frame if target.stack else None))
     if summary:
         print("\n".join(summary), file=sys.stderr)
-    return 1 if count_errors(diags) else 0
+    differs = check_run(args, text) if args.check_run else False
+    return 1 if count_errors(diags) or differs else 0
+
+
+def check_run(args: argparse.Namespace, rewritten: str) -> bool:
+    """Run before and after with IREE; print one line per function; True if any differs."""
+    from .run.memref_harness import check_equivalent, runnable_calls
+
+    values = {}
+    for item in args.run_arg:
+        key, _, value = item.partition("=")
+        key = key.strip().replace("%", "")  # `n`, `%n`, `@f:%n` and `@f:n` name the same
+        try:
+            values[key] = int(value)
+        except ValueError:
+            raise InputError("--run-arg", f"cannot read '{item}': expected ARG=INTEGER") from None
+    calls, skipped = runnable_calls(args.file, values)
+    for reason in skipped:
+        print(f"execution check: skipped {reason}", file=sys.stderr)
+    if not calls:
+        return False
+    comparisons = check_equivalent(Path(args.file).read_text(encoding="utf-8"), rewritten, calls)
+    for c in comparisons:
+        verdict = "identical" if c.identical else "DIFFERENT"
+        buffers = f"{len(c.inputs)} random buffer{'' if len(c.inputs) == 1 else 's'}"
+        print(f"execution check: @{c.function}: {verdict} results before and after "
+              f"(IREE llvm-cpu, {buffers})", file=sys.stderr)
+    return not all(c.identical for c in comparisons)
 
 
 # --- tensor level: facts for `check`, state check for `opt`, `memplan copies` ----------
@@ -282,6 +316,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("memplan: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`memplan ... | head`): not an error worth a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

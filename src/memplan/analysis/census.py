@@ -25,6 +25,7 @@ from ..ir.walk import (
     element_bytes,
     enclosing_loops,
     functions,
+    loops_inside_allocation_scope,
     memory_space_name,
     shape_of,
     source_argument_names,
@@ -55,6 +56,9 @@ class Allocation:
     dim_bounds: tuple[int | None, ...] = ()  # per-dim upper bound (static dims as is)
     loop_location: SourceLoc | None = None  # the innermost loop around it, if any
     chunk: int = 0  # index of the `// -----` chunk it is in (function names repeat across)
+    # Loops between it and its automatic allocation scope (`memref.alloca_scope`, function):
+    # for a stack allocation, the loops in which every iteration allocates again.
+    scope_loop_depth: int = 0
 
     @property
     def is_stack(self) -> bool:
@@ -141,6 +145,7 @@ def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Al
         if "alignment" in op.attributes else None,
         dim_bounds=dim_bounds,
         loop_location=source_loc(loops[-1], path) if loops else None,
+        scope_loop_depth=loops_inside_allocation_scope(op),
     )
 
 
@@ -197,7 +202,8 @@ def _workgroup_attributions(facts: FunctionFacts, path: str) -> list[Allocation]
         shape = shape_of(arg.type)
         elem_type = ir.ShapedType(arg.type).element_type
         elem_bytes = element_bytes(elem_type) or 0
-        size = elem_bytes * math.prod(shape) if None not in shape else None  # type: ignore[arg-type]
+        static = [d for d in shape if d is not None]
+        size = elem_bytes * math.prod(static) if len(static) == len(shape) else None
         kind = "workgroup" if index < n_workgroup else "private"
         records.append(Allocation(
             op_name=f"gpu.func {kind}", function=facts.name, location=source_loc(func, path),

@@ -1,9 +1,10 @@
 """Integer range analysis: a sound interval for each integer/index SSA value.
 
-Models: `arith.constant`; `arith` add/sub/mul, divsi/divui/ceildivsi/floordivsi,
+Models: `arith.constant`; `memref.dim`/`tensor.dim` (static dims, and dynamic dims of an
+allocation in the same function); `arith` add/sub/mul, divsi/divui/ceildivsi/floordivsi,
 remsi/remui, minsi/maxsi/minui/maxui, select, cmpi, index_cast(ui), extsi/extui/
 trunci; `affine.apply/min/max` (their maps evaluated over intervals);
-induction variables of `scf.for`, `scf.parallel` and `affine.for` (from lower
+induction variables of `scf.for`, `scf.parallel`, `scf.forall` and `affine.for` (from lower
 bound, upper bound and step, nested loops included); function arguments bounded
 by the user (`Assumption`, or an argument attribute `{memplan.max = N}` /
 `{memplan.min = N}`).
@@ -155,6 +156,11 @@ def _ceil_div(x: int, y: int) -> int:
 
 def _div(a: Range, b: Range, rounding: Callable[[int, int], int], what: str) -> Range:
     """Division with a divisor that cannot be 0 (dividing by 0 is undefined behaviour)."""
+    if b.is_exact and b.lo > 0:  # type: ignore[operator]
+        # By a positive constant every rounding is monotone: each known side stays known.
+        return Range(None if a.lo is None else rounding(a.lo, b.lo),  # type: ignore[arg-type]
+                     None if a.hi is None else rounding(a.hi, b.lo),  # type: ignore[arg-type]
+                     a.reason)
     if b.lo is not None and b.hi is not None and (b.lo > 0 or b.hi < 0):
         if a.bounded:
             corners = [rounding(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
@@ -355,6 +361,8 @@ class RangeAnalysis:
                 return self._induction_variable(lb, ub, step)
         if owner.name == "affine.for" and number == 0:
             return self._affine_for_iv(owner)
+        if owner.name == "scf.forall" and number < len(_static_array(owner, "staticUpperBound")):
+            return self._forall_iv(owner, number)
         what = "an iteration argument" if owner.name in LOOP_OPS else "a block argument"
         return Range.unknown(f"size is {what} of `{owner.name}`, which the range analysis "
                              "does not model")
@@ -391,12 +399,22 @@ class RangeAnalysis:
     def _affine_for_iv(self, op: ir.Operation) -> Range:
         lb_map = _affine_map_attr(op, "lowerBoundMap")
         ub_map = _affine_map_attr(op, "upperBoundMap")
-        operands = [self.range_of(v) for v in op.operands]
-        n_lb = lb_map.n_inputs
+        n_lb, n_ub = lb_map.n_inputs, ub_map.n_inputs
+        operands = [self.range_of(v) for v in list(op.operands)[:n_lb + n_ub]]  # then inits
         lbs = eval_affine_map(lb_map, operands[:n_lb])
-        ubs = eval_affine_map(ub_map, operands[n_lb: n_lb + ub_map.n_inputs])
+        ubs = eval_affine_map(ub_map, operands[n_lb:])
         step = ir.IntegerAttr(op.attributes["step"]).value
         return self._induction_variable(_max(lbs), _min(ubs), Range.exact(step))
+
+    def _forall_iv(self, op: ir.Operation, number: int) -> Range:
+        """`scf.forall` bounds mix static values and operands (lower, upper, step in order)."""
+        operands = iter(op.operands)
+        bounds = []
+        for name in ("staticLowerBound", "staticUpperBound", "staticStep"):
+            values = [Range.exact(v) if v != _DYNAMIC else self.range_of(next(operands))
+                      for v in _static_array(op, name)]
+            bounds.append(values[number])
+        return self._induction_variable(*bounds)
 
     # loop invariance
 
@@ -458,6 +476,13 @@ class RangeAnalysis:
             return True
         divisor = self.range_of(op.operands[1])
         return divisor.bounded and (divisor.lo > 0 or divisor.hi < 0)  # type: ignore[operator]
+
+
+_DYNAMIC = ir.ShapedType.get_dynamic_size()
+
+
+def _static_array(op: ir.Operation, name: str) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(op.attributes[name])) if name in op.attributes else []
 
 
 def _parallel_inits(op: ir.Operation) -> int:
@@ -554,6 +579,29 @@ def _affine(reduce: Callable[[Sequence[Range]], Range]) -> Callable[[RangeAnalys
     return handler
 
 
+def _dim(analysis: RangeAnalysis, op: ir.Operation) -> Range:
+    """`memref.dim`/`tensor.dim`: a static dim is a constant; a dynamic dim of an allocation
+    is that allocation's size operand."""
+    source, index = op.operands
+    position = analysis.range_of(index)
+    shaped = source.type
+    if not position.is_exact or not 0 <= position.lo < shaped.rank:  # type: ignore[operator]
+        return Range.unknown(f"`{op.name}` of a dimension that is not a constant")
+    dims = list(shaped.shape)
+    if not shaped.is_dynamic_dim(position.lo):
+        return Range.exact(dims[position.lo])
+    alloc = defining_op(source)
+    if alloc is not None and alloc.name in _ALLOCATIONS:
+        dynamic_before = sum(1 for d in range(position.lo) if shaped.is_dynamic_dim(d))
+        return analysis.range_of(alloc.operands[dynamic_before])
+    return Range(0, None, f"size comes from a dynamic dimension (`{op.name}`) of a value the "
+                 "range analysis cannot see the allocation of")
+
+
+_ALLOCATIONS = frozenset({"memref.alloc", "memref.alloca", "bufferization.alloc_tensor",
+                          "tensor.empty"})
+
+
 _HANDLERS: dict[str, Callable[[RangeAnalysis, ir.Operation], Range]] = {
     "arith.constant": _constant,
     "arith.addi": _binary(_add),
@@ -581,4 +629,6 @@ _HANDLERS: dict[str, Callable[[RangeAnalysis, ir.Operation], Range]] = {
     "affine.apply": _affine(lambda results: results[0]),
     "affine.min": _affine(_min),
     "affine.max": _affine(_max),
+    "memref.dim": _dim,
+    "tensor.dim": _dim,
 }

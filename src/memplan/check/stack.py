@@ -1,7 +1,8 @@
 """Stack checks: every stack allocation bounded, outside loops, and the frame within budget.
 
 - `stack-in-loop` (error): a `memref.alloca` inside a loop. Its memory is only
-  released when the function returns, so the frame grows with every iteration.
+  released when the function (or an enclosing `memref.alloca_scope`) returns, so the
+  frame grows with every iteration; an alloca in an `alloca_scope` inside the loop is fine.
 - `stack-unbounded` (error): a `memref.alloca` whose size has no proven bound.
 - `stack-allocation-limit` (error): one allocation above the target's
   `stack.max_allocation`; any stack allocation on a target without a stack.
@@ -9,6 +10,8 @@
   live stack allocations (`memplan.pack.plan` over census lifetimes) above
   `stack.max_frame`, naming the largest contributors.
 - `heap-in-loop` (warning): a heap allocation made and freed on every iteration.
+- `tensor-alloc-in-loop` (warning): a `bufferization.alloc_tensor` in a loop, which
+  bufferizes to an allocation per iteration.
 
 The frame counts allocations outside loops with a bound; the others already
 have an error of their own and no finite frame.
@@ -75,7 +78,8 @@ def stack_frames(census: Sequence[Allocation], target: Target) -> list[StackFram
     capacity = target.stack.max_frame if target.stack else None
     align = target.stack.alignment if target.stack else 1
     for (chunk, function), allocs in by_function.items():
-        counted = tuple(a for a in allocs if a.loop_depth == 0 and a.bytes_or_bound is not None)
+        counted = tuple(a for a in allocs
+                        if a.scope_loop_depth == 0 and a.bytes_or_bound is not None)
         excluded = tuple(a for a in allocs if a not in counted)
         buffers = [Buffer(f"{function}#{i}", a.lifetime[0], a.lifetime[1], a.bytes_or_bound or 0,
                           max(a.alignment or 1, align)) for i, a in enumerate(counted)]
@@ -94,7 +98,7 @@ def check_stack_in_loop(ctx: CheckContext) -> list[Diagnostic]:
                     Note(a.location, "`memplan opt` hoists it to the function entry"
                          + (" with a static size" if a.bound_bytes is not None else ""))],
                    code="stack-in-loop")
-        for a in ctx.census if is_stack(a) and a.loop_depth > 0
+        for a in ctx.census if is_stack(a) and a.scope_loop_depth > 0
     ]
 
 
@@ -160,7 +164,19 @@ def check_heap_in_loop(ctx: CheckContext) -> list[Diagnostic]:
     return diags
 
 
+def check_tensor_allocation_in_loop(ctx: CheckContext) -> list[Diagnostic]:
+    """Seed 000 starts here: an `alloc_tensor` in a loop bufferizes to an allocation per
+    iteration (IREE promotes it to the stack)."""
+    return [
+        Diagnostic("warning", a.location,
+                   f"tensor allocation {describe_type(a)} ({describe_size(a)}) inside a loop "
+                   "bufferizes to one allocation per iteration",
+                   [Note(a.loop_location, "inside this loop")], code="tensor-alloc-in-loop")
+        for a in ctx.census if a.op_name == "bufferization.alloc_tensor" and a.loop_depth > 0
+    ]
+
+
 STACK_CHECKS = [
     check_stack_in_loop, check_unbounded_stack, check_allocation_limit, check_frame_limit,
-    check_heap_in_loop,
+    check_heap_in_loop, check_tensor_allocation_in_loop,
 ]

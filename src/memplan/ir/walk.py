@@ -19,6 +19,9 @@ LOOP_OPS = frozenset({
     "scf.for", "scf.parallel", "scf.forall", "scf.while", "affine.for", "affine.parallel",
 })
 FUNCTION_OPS = frozenset({"func.func", "gpu.func", "util.func"})
+# Ops with the AutomaticAllocationScope trait: a `memref.alloca` is freed when they exit.
+ALLOCATION_SCOPES = FUNCTION_OPS | {"memref.alloca_scope", "affine.parallel", "async.execute",
+                                    "gpu.launch"}
 DYNAMIC = ir.ShapedType.get_dynamic_size()
 
 
@@ -94,6 +97,17 @@ def enclosing_loops(op: ir.Operation) -> list[ir.Operation]:
             loops.append(parent)
         parent = parent_op(parent)
     return loops[::-1]
+
+
+def loops_inside_allocation_scope(op: ir.Operation) -> int:
+    """Loops between `op` and its automatic allocation scope: for a `memref.alloca`, the loops
+    whose every iteration adds to the stack."""
+    count = 0
+    parent = parent_op(op)
+    while parent is not None and parent.name not in ALLOCATION_SCOPES:
+        count += parent.name in LOOP_OPS
+        parent = parent_op(parent)
+    return count
 
 
 def enclosing_function(op: ir.Operation) -> ir.Operation | None:
@@ -242,7 +256,7 @@ def source_argument_names(func: ir.Operation, path: str) -> list[str | None]:
     for char in text[start + 1:]:
         if char in "(<[{":
             depth += 1
-        elif char in ")>]}":
+        elif char in ")>]}" and not (char == ">" and current.endswith("-")):  # `->` in a map
             if depth == 0:
                 pieces.append(current)
                 break

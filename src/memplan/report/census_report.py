@@ -37,11 +37,17 @@ def format_census(census: Sequence[Allocation]) -> str:
 def format_frames(frames: Sequence[StackFrame], limit: int | None) -> str:
     lines = []
     for f in frames:
-        extra = f", {len(f.excluded)} not counted (in a loop or unbounded)" if f.excluded else ""
-        budget = f" of {limit}" if limit is not None else ""
         where = f" (// ----- chunk {f.chunk + 1})" if f.chunk else ""
-        lines.append(f"stack frame @{f.function}{where}: {f.bytes}{budget} bytes "
-                     f"({len(f.counted)} allocations packed, {f.sum_bytes} unpacked{extra})")
+        count, budget = len(f.counted), f" of {limit}" if limit is not None else ""
+        packed = (f"{count} allocation{'' if count == 1 else 's'} packed, {f.sum_bytes} "
+                  "unpacked")
+        if f.excluded:
+            rest = f"; the other {packed} into {f.bytes} bytes" if count else ""
+            lines.append(f"stack frame @{f.function}{where}: no bound ({len(f.excluded)} stack "
+                         f"allocation{'' if len(f.excluded) == 1 else 's'} in a loop or "
+                         f"unbounded{rest})")
+        else:
+            lines.append(f"stack frame @{f.function}{where}: {f.bytes}{budget} bytes ({packed})")
     return "\n".join(lines)
 
 
@@ -64,7 +70,8 @@ def check_json(path: str, target: str, census: Sequence[Allocation],
         "target": target,
         "allocations": [allocation_json(a) for a in census],
         "stack_frames": [
-            {"function": f.function, "chunk": f.chunk, "bytes": f.bytes,
+            {"function": f.function, "chunk": f.chunk, "bounded": not f.excluded,
+             "bytes": f.bytes,
              "unpacked_bytes": f.sum_bytes, "counted": len(f.counted),
              "not_counted": len(f.excluded)}
             for f in frames

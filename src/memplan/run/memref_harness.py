@@ -1,39 +1,38 @@
 """Run memref-level functions with IREE, to compare a program before and after a rewrite.
 
-IREE's input ABI takes tensors, not memrefs (`bufferization.to_buffer` at the
-top level fails to legalize in iree-compile 3.13). What it does accept is a
-hand-written executable: a `stream.executable` whose module holds the
-program's functions unchanged plus an entry function that views each binding
-as the memref argument (`stream.binding.subspan`) and calls the function under
-test. (A `hal.executable.source` works too, except that IREE's stream-phase
-legality check then rejects `linalg` ops inside it.) The host function `@main` passes tensors to it with
-`flow.dispatch ... -> (%a0, ...)` (results tied to the operands), so every
-memref argument comes back, with whatever the function wrote into it.
+IREE's input ABI takes tensors, not memrefs (`bufferization.to_buffer` at the top level
+fails to legalize in iree-compile 3.13). What it does accept is a hand-written executable: a
+`stream.executable` whose module holds the program's functions unchanged plus an entry
+function that views each binding as the memref argument (`stream.binding.subspan`) and calls
+the function under test. (A `hal.executable.source` works too, except that IREE's stream-
+phase legality check then rejects `linalg` ops inside it.) One executable holds an export
+per function to run; host function `@main_k` dispatches export k with tensors,
+`flow.dispatch ... -> (%t0, ...)` (results tied to the operands), so every memref argument
+comes back with whatever the function wrote into it. Entries use IREE's default CPU pipeline
+(`#iree_cpu.pipeline<Default>`): tile-and-distribute fails on dynamic `linalg` ops.
 
 Both programs compile with `--iree-llvmcpu-fail-on-out-of-bounds-stack-allocation=false`:
-IREE 3.13 refuses a dynamic `memref.alloca` left in a loop ("all stack
-allocations need to be hoisted to the entry block"), which is exactly the
-"before" program; with the flag it compiles it as written (one `llvm.alloca`
-per iteration: the seed's bug), so the two can be run side by side.
+IREE 3.13 refuses a dynamic `memref.alloca` left in a loop ("all stack allocations need to
+be hoisted to the entry block"), which is exactly the "before" program; with the flag it
+compiles it as written (one `llvm.alloca` per iteration: the seed's bug), so the two can be
+run side by side.
 
-Heap allocations cannot run inside an IREE dispatch: `memref.alloc` lowers to
-calls to `malloc`/`free`, and the 3.13 runtime has no executable loader that
-resolves those imports ("no executable loader registered for the given
-executable format"; embedded and system ELF alike). So the harness runs heap
-buffers from the stack, in both programs alike: every default-space
-`memref.alloc` becomes a `memref.alloca` of the same type at the same place
-and `memref.dealloc`s are dropped. Contents are fresh and uninitialised either
-way, so this tests what the rewrite does to data flow (views, moved sizes,
-users); it does not exercise the heap allocator itself.
+Heap allocations cannot run inside an IREE dispatch: `memref.alloc` lowers to calls to
+`malloc`/`free`, and the 3.13 runtime has no executable loader that resolves those imports
+("no executable loader registered for the given executable format"; embedded and system ELF
+alike). So the harness runs heap buffers from the stack, in both programs alike: every
+default-space `memref.alloc` becomes a `memref.alloca` of the same type at the same place
+and `memref.dealloc`s are dropped. Contents are fresh and uninitialised either way, so this
+tests what the rewrite does to data flow (views, moved sizes, users); it does not exercise
+the heap allocator itself.
 
-Accepted signatures: memref arguments of static shape and identity layout;
-integer/index arguments, passed as constants the caller chooses (the same
-for both programs); no results.
+Accepted signatures: memref arguments of static shape and identity layout; integer/index
+arguments, passed as constants the caller chooses (the same for both programs); no results.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,13 +41,14 @@ from iree.compiler.dialects import memref
 
 from ..analysis.census import dynamic_size_operands
 from ..errors import InputError
-from ..ir import parse_mlir
+from ..ir import load_mlir, parse_mlir
 from ..ir.walk import (
     functions,
     has_identity_layout,
     int_width,
     memory_space_name,
     shape_of,
+    source_argument_names,
     symbol_name,
     walk,
 )
@@ -71,6 +71,7 @@ class Argument:
     is_memref: bool
     shape: tuple[int, ...] = ()
     dtype: type | None = None
+    tensor_type: str = ""  # the tensor the host passes for a memref argument
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,10 @@ def signature(module: ir.Module, function: str) -> list[Argument]:
                 raise InputError("<program>", f"@{function}: argument type {type_} is not "
                                  "supported by the harness (static shape, identity layout, "
                                  "int/float elements)")
-            args.append(Argument(str(type_), True, tuple(shape), dtype))  # type: ignore[arg-type]
+            tensor = str(ir.RankedTensorType.get(list(shape), type_.element_type,
+                                                 loc=ir.Location.unknown(type_.context)))
+            static_shape = tuple(d for d in shape if d is not None)
+            args.append(Argument(str(type_), True, static_shape, dtype, tensor))
         elif int_width(type_) is not None:
             args.append(Argument(str(type_), False))
         else:
@@ -162,7 +166,7 @@ def _wrap_call(k: int, call: Call, args: Sequence[Argument]) -> tuple[str, str, 
         operands.append(f"%a{i}")
     types = ", ".join(a.type for a in args)
     lines.append(f"func.call @{call.function}({', '.join(operands)}) : ({types}) -> ()")
-    tensors = [f"tensor<{'x'.join(map(str, a.shape))}x{a.type.split('x')[-1]}" for a in memrefs]
+    tensors = [a.tensor_type for a in memrefs]
     params = ", ".join(f"%t{i}: {t}" for i, t in enumerate(tensors))
     tied = ", ".join(f"%t{i}" for i in range(len(tensors)))
     results = ", ".join(f"%r#{i}" for i in range(len(tensors)))
@@ -231,3 +235,39 @@ def check_equivalent(before_text: str, after_text: str, functions_: str | Sequen
     after = run_memref_functions(after_text, calls, inputs)
     return [Comparison(c.function, x, b, a)
             for c, x, b, a in zip(calls, inputs, before, after, strict=True)]
+
+
+def runnable_calls(program_path: str, values: Mapping[str, int]) -> tuple[list[Call], list[str]]:
+    """Calls for every public function of a file the harness can run, and why others cannot.
+
+    Integer/index arguments take their value from `values`, by SSA name (`n`) or
+    0-based position (`"1"`), optionally prefixed by the function (`@f:n`).
+    """
+    calls, skipped = [], []
+    for chunk in load_mlir(program_path):
+        for func in functions(chunk.module):
+            name = symbol_name(func)
+            if "sym_visibility" in func.attributes:
+                continue  # private helpers run through the public functions calling them
+            try:
+                args = signature(chunk.module, name)
+            except InputError as err:
+                skipped.append(f"@{name}: {err.reason}")
+                continue
+            arg_names = source_argument_names(func, program_path)
+            scalars, missing = [], []
+            for i, (a, arg_name) in enumerate(zip(args, arg_names, strict=True)):
+                if a.is_memref:
+                    continue
+                keys = [f"@{name}:{arg_name}", f"@{name}:{i}", str(arg_name), str(i)]
+                value = next((values[k] for k in keys if k in values), None)
+                if value is None:
+                    missing.append(f"%{arg_name}" if arg_name else f"#{i}")
+                else:
+                    scalars.append(value)
+            if missing:
+                skipped.append(f"@{name}: needs a value for {', '.join(missing)} "
+                               "(--run-arg NAME=VALUE)")
+            else:
+                calls.append(Call(name, tuple(scalars)))
+    return calls, skipped

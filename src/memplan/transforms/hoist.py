@@ -64,6 +64,7 @@ from ..ir import MlirChunk, source_loc
 from ..ir.walk import (
     DYNAMIC,
     LOOP_OPS,
+    element_bytes,
     enclosing_loops,
     functions,
     shape_of,
@@ -105,13 +106,18 @@ def hoist_and_bound(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) ->
 def _hoist_function(func: ir.Operation, chunk: MlirChunk, assumptions: Sequence[Assumption],
                     report: HoistReport) -> None:
     facts = function_facts(func, chunk.path, assumptions)
-    # Hoisted allocations go before the entry's first op that is never erased, in
-    # source order (an allocation may be replaced, so it cannot be the anchor).
-    anchor = next(op.operation for op in func.regions[0].blocks[0].operations
-                  if op.operation.name not in ("memref.alloc", "memref.alloca"))
+    anchor = _anchor(func)
     for op in allocation_ops(func):
         if op.name in ("memref.alloc", "memref.alloca"):
             _Hoist(op, facts, chunk.path, anchor, report).run()
+
+
+def _anchor(region_op: ir.Operation) -> ir.Operation:
+    """Where hoisted allocations go in `region_op`'s first block: before its first op that is
+    never erased (an allocation may be replaced, so it cannot be the anchor). Allocations
+    hoisted one after the other keep their source order."""
+    return next(op.operation for op in region_op.regions[0].blocks[0].operations
+                if op.operation.name not in ("memref.alloc", "memref.alloca"))
 
 
 class _Hoist:
@@ -128,8 +134,11 @@ class _Hoist:
         parallel = [i for i, loop in enumerate(loops) if loop.name in PARALLEL_LOOPS]
         # Only the sequential loops inside the innermost parallel loop may be left.
         self.loops = loops[parallel[-1] + 1:] if parallel else loops
-        self.anchor = anchor if not parallel else _first_op(loops[parallel[-1]])
+        self.anchor = anchor if not parallel else _anchor(loops[parallel[-1]])
+        self.destination = "the function entry" if not parallel else \
+            f"the start of the enclosing `{loops[parallel[-1]].name}` body"
         self.sizes = dynamic_size_operands(op)
+        self.dealloc: ir.Operation | None = None
 
     # diagnostics
 
@@ -194,7 +203,7 @@ class _Hoist:
     def _move_to_entry(self) -> None:
         self.op.move_before(self.anchor)
         self._move_dealloc(self.op.results[0])
-        self.remark(f"hoisted {self.what} ({_bytes(self.type)} bytes) to the function entry")
+        self.remark(f"hoisted {self.what} ({_bytes(self.type)} bytes) to {self.destination}")
 
     def _move_before(self, loop: ir.Operation) -> None:
         for size in self.sizes:
@@ -237,14 +246,12 @@ class _Hoist:
                        "needs it)")
         old = op.results[0]
         old.replace_all_uses_with(view)
-        if self.dealloc is not None:
-            self.dealloc.operands[0] = big
-            self._move_dealloc(big)
+        self._move_dealloc(big)
         if needs_type is None:
             _retype_subviews(view)
         op.erase()
-        self.remark(f"{self.what} bound to {big_type} ({_bytes(big_type)} bytes) at the "
-                    f"function entry; the loop views its dynamic size through {how}")
+        self.remark(f"{self.what} bound to {big_type} ({_bytes(big_type)} bytes) at "
+                    f"{self.destination}; the loop views its dynamic size through {how}")
 
     def _subview(self, big: ir.Value, big_type: ir.MemRefType) -> ir.Value:
         strides, _ = big_type.get_strides_and_offset()
@@ -274,13 +281,7 @@ class _Hoist:
                                         list(self.type.shape), strides).result
 
 
-def _first_op(loop: ir.Operation) -> ir.Operation:
-    return loop.regions[0].blocks[0].operations[0].operation
-
-
 def _bytes(type_: ir.MemRefType) -> int:
-    from ..ir.walk import element_bytes
-
     return (element_bytes(type_.element_type) or 0) * math.prod(type_.shape)
 
 
