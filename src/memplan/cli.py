@@ -222,7 +222,9 @@ def tensor_text(accesses: list, copies: list) -> list[str]:
     from .report.access_report import format_access
     from .report.copies_report import format_copy_table
 
-    parts = [format_access(accesses)] if accesses else []
+    # Memref-level programs have no tensor facts worth a table (their checks say it all).
+    tensor_level = any(a.type.startswith("tensor<") for a in accesses)
+    parts = [format_access(accesses)] if tensor_level else []
     if any(r.transient or r.copied for r in copies):
         parts.append("copies per call, before and after `memplan opt`:\n"
                      + format_copy_table(copies, iree=False).rstrip())
