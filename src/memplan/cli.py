@@ -12,10 +12,16 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import InputError, MemplanError
 from .files import refuse_overwriting_input, write_text
+
+if TYPE_CHECKING:  # the CLI imports layers lazily; these names are for annotations only
+    from .analysis.access import Access
+    from .ir import MlirChunk
+    from .report.copies_report import CopyRow
 
 
 def non_negative_int(text: str) -> int:
@@ -209,7 +215,7 @@ def check_run(args: argparse.Namespace, rewritten: str) -> bool:
 
 # --- tensor level: facts for `check`, state check for `opt`, `memplan copies` ----------
 
-def tensor_facts(path: str, chunks: Sequence) -> tuple[list, list]:
+def tensor_facts(path: str, chunks: Sequence[MlirChunk]) -> tuple[list[Access], list[CopyRow]]:
     """Access modes of the input and copy accounting before/after the tensor rewrites."""
     from .analysis.access import access_modes
     from .report.copies_report import copy_rows
@@ -218,7 +224,7 @@ def tensor_facts(path: str, chunks: Sequence) -> tuple[list, list]:
     return accesses, copy_rows(path, iree=False)
 
 
-def tensor_text(accesses: list, copies: list) -> list[str]:
+def tensor_text(accesses: list[Access], copies: list[CopyRow]) -> list[str]:
     from .report.access_report import format_access
     from .report.copies_report import format_copy_table
 
@@ -231,14 +237,14 @@ def tensor_text(accesses: list, copies: list) -> list[str]:
     return parts
 
 
-def tensor_json(accesses: list, copies: list) -> dict[str, object]:
+def tensor_json(accesses: list[Access], copies: list[CopyRow]) -> dict[str, object]:
     from .report.access_report import access_json
     from .report.copies_report import copy_json
 
     return {"access": access_json(accesses), "copies": copy_json(copies)}
 
 
-def check_state(args: argparse.Namespace, chunks: Sequence) -> None:
+def check_state(args: argparse.Namespace, chunks: Sequence[MlirChunk]) -> None:
     """Before and after called --steps times: same outputs and globals, else exit 1."""
     from .errors import BudgetError
     from .ir import load_mlir
