@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 from iree.compiler import ir
 
+from ..diagnostic import Diagnostic
 from ..ir import MlirChunk, SourceLoc, source_loc
 from ..ir import tensor_ops as t
-from ..report.diagnostics import Diagnostic
 from .notes import diagnostic_at
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..report.diagnostics import Diagnostic
+from ..diagnostic import Diagnostic
 from .context import CheckContext
 from .stack import STACK_CHECKS
 from .tensor import TENSOR_CHECKS

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from ..analysis.access import written_constants
 from ..analysis.notes import diagnostic_at
+from ..diagnostic import Diagnostic
 from ..ir import tensor_ops as t
-from ..report.diagnostics import Diagnostic
 from ..transforms.inplace_state import Refusal, match_append
 from .context import CheckContext
 

@@ -37,9 +37,9 @@ from iree.compiler.dialects import arith, func, linalg, tensor
 
 from ..analysis.access import value_uses
 from ..analysis.notes import diagnostic_at
+from ..diagnostic import Diagnostic
 from ..ir import source_loc
 from ..ir import tensor_ops as t
-from ..report.diagnostics import Diagnostic
 
 REWRITTEN, REFUSED = "constant-destination", "constant-destination-refused"
 

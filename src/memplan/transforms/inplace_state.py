@@ -39,9 +39,9 @@ from iree.compiler import ir
 from iree.compiler.dialects import arith, tensor
 
 from ..analysis.notes import diagnostic_at
+from ..diagnostic import Diagnostic
 from ..ir import source_loc
 from ..ir import tensor_ops as t
-from ..report.diagnostics import Diagnostic
 
 Entry = int | ir.Value  # a static or dynamic offset/size
 REWRITTEN, REFUSED = "state-in-place", "state-in-place-refused"

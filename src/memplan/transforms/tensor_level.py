@@ -6,8 +6,8 @@ rewrite then sees the final destinations.
 
 from __future__ import annotations
 
+from ..diagnostic import Diagnostic
 from ..ir import MlirChunk
-from ..report.diagnostics import Diagnostic
 from .constant_dest import rewrite_constant_destinations
 from .inplace_state import rewrite_inplace_state
 
