@@ -12,10 +12,16 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import InputError, MemplanError
 from .files import refuse_overwriting_input, write_text
+
+if TYPE_CHECKING:  # the CLI imports layers lazily; these names are for annotations only
+    from .analysis.access import Access
+    from .ir import MlirChunk
+    from .report.copies_report import CopyRow
 
 
 def non_negative_int(text: str) -> int:
@@ -106,12 +112,15 @@ def run_check(args: argparse.Namespace) -> int:
     frames = stack_frames(census, target)
     kernels = kernel_budgets(census, target)
     errors = count_errors(diags)
+    accesses, copies = tensor_facts(args.file, chunks)
     if args.json:
-        print(json.dumps(check_json(args.file, target.name, census, frames, diags), indent=2))
+        data = check_json(args.file, target.name, census, frames, diags)
+        print(json.dumps({**data, **tensor_json(accesses, copies)}, indent=2))
         return 1 if errors else 0
     parts = [format_census(census) if census else "no allocations"]
     if frames:
         parts.append(format_frames(frames, target.stack.max_frame if target.stack else None))
+    parts += tensor_text(accesses, copies)
     if kernels:
         parts.append(format_kernel_budgets(kernels))
     if diags:
@@ -137,6 +146,11 @@ def add_opt_command(commands: argparse._SubParsersAction) -> None:
                    "function on the same random buffers, and require bit-identical results")
     p.add_argument("--run-arg", action="append", default=[], metavar="[@FUNC:]ARG=VALUE",
                    help="value of an integer/index argument for --check-run; repeatable")
+    p.add_argument("--check-state", metavar="FUNCTION",
+                   help="compile input and output with IREE and call FUNCTION --steps times "
+                   "in one runtime each: outputs and every mutable global must be equal")
+    p.add_argument("--steps", type=non_negative_int, default=4,
+                   help="calls for --check-state (default 4)")
     p.add_argument("--place", action="store_true",
                    help="after hoisting, place every allocation in the target's stack, pools or "
                    "heap and write the placement into the IR (see `memplan place`)")
@@ -153,6 +167,7 @@ def run_opt(args: argparse.Namespace) -> int:
     from .report.diagnostics import count_errors, format_diagnostics
     from .report.placement_report import format_unplaced
     from .targets import load_target
+    from .transforms import rewrite_tensor_level
     from .transforms.hoist import hoist_and_bound
     from .transforms.placement import place_chunks
 
@@ -162,8 +177,11 @@ def run_opt(args: argparse.Namespace) -> int:
     target = load_target(args.target)
     chunks = load_mlir(args.file)
     diags = [d for chunk in chunks for d in hoist_and_bound(chunk, assumptions).diagnostics]
+    diags += [d for chunk in chunks for d in rewrite_tensor_level(chunk)]
     placements = place_chunks(chunks, target, assumptions) if args.place else []
     text = print_chunks(chunks, keep_locations=args.keep_locations)
+    if args.check_state:
+        check_state(args, chunks)
     if args.output:
         write_text(args.output, text)
     else:
@@ -207,6 +225,93 @@ def check_run(args: argparse.Namespace, rewritten: str) -> bool:
     return not all(c.identical for c in comparisons)
 
 
+# --- tensor level: facts for `check`, state check for `opt`, `memplan copies` ----------
+
+def tensor_facts(path: str, chunks: Sequence[MlirChunk]) -> tuple[list[Access], list[CopyRow]]:
+    """Access modes of the input and copy accounting before/after the tensor rewrites."""
+    from .analysis.access import access_modes
+    from .report.copies_report import copy_rows
+
+    accesses = [a for chunk in chunks for a in access_modes(chunk)]
+    return accesses, copy_rows(path, iree=False)
+
+
+def tensor_text(accesses: list[Access], copies: list[CopyRow]) -> list[str]:
+    from .report.access_report import format_access
+    from .report.copies_report import format_copy_table
+
+    # Memref-level programs have no tensor facts worth a table (their checks say it all).
+    tensor_level = any(a.type.startswith("tensor<") for a in accesses)
+    parts = [format_access(accesses)] if tensor_level else []
+    if any(r.transient or r.copied for r in copies):
+        parts.append("copies per call, before and after `memplan opt`:\n"
+                     + format_copy_table(copies, iree=False).rstrip())
+    return parts
+
+
+def tensor_json(accesses: list[Access], copies: list[CopyRow]) -> dict[str, object]:
+    from .report.access_report import access_json
+    from .report.copies_report import copy_json
+
+    return {"access": access_json(accesses), "copies": copy_json(copies)}
+
+
+def check_state(args: argparse.Namespace, chunks: Sequence[MlirChunk]) -> None:
+    """Before and after called --steps times: same outputs and globals, else exit 1."""
+    from .errors import BudgetError
+    from .ir import load_mlir
+    from .run.state_compare import compare_steps
+
+    for before, after in zip(load_mlir(args.file), chunks, strict=True):
+        result = compare_steps(before.module, after.module, args.check_state, args.steps,
+                               path=args.file)
+        globals_ = ", ".join(f"@{g} max diff {d:g}" for g, d in result.max_global_diff.items())
+        print(f"memplan: @{args.check_state}: {args.steps} steps, outputs max diff "
+              f"{result.max_output_diff:g}" + (f", {globals_}" if globals_ else ""),
+              file=sys.stderr)
+        if not result.equal:
+            raise BudgetError(f"{args.file}: before and after differ: {result.mismatches[0]}")
+
+
+def bindings(items: Sequence[str]) -> dict[str, int]:
+    """`--at NAME=VALUE` items; `@seq_step` and `%arg0` name the same as without the sigil."""
+    from .errors import InputError
+
+    values = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            if not sep or not name.strip("@% "):
+                raise ValueError
+            values[name.strip().lstrip("@%")] = int(value)
+        except ValueError:
+            raise InputError("--at", f"cannot read '{item}': expected NAME=INTEGER") from None
+    return values
+
+
+def add_copies_command(commands: argparse._SubParsersAction) -> None:
+    c = commands.add_parser("copies", help="transient and copied bytes before/after the "
+                            "tensor rewrites, beside IREE's stream figures")
+    c.add_argument("file", help="MLIR file")
+    c.add_argument("--at", action="append", default=[], metavar="NAME=VALUE",
+                   help="value of an index global (seq_step=511) or argument (arg0=3) for "
+                   "dynamic sizes; default: the maximum the shape allows")
+    c.add_argument("--no-iree", action="store_true", help="skip iree-compile")
+    c.add_argument("--json", action="store_true", help="print JSON instead of text")
+    c.set_defaults(run=run_copies)
+
+
+def run_copies(args: argparse.Namespace) -> int:
+    from .report.copies_report import copy_json, copy_rows, format_copy_table
+
+    rows = copy_rows(args.file, bindings(args.at), iree=not args.no_iree)
+    if args.json:
+        print(json.dumps(copy_json(rows), indent=2))
+    else:
+        print(format_copy_table(rows, iree=not args.no_iree), end="")
+    return 0
+
+
 # --- memplan targets ---------------------------------------------------------
 
 def add_targets_command(commands: argparse._SubParsersAction) -> None:
@@ -243,8 +348,8 @@ def add_place_command(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--target", required=True, help="preset name or path to a target .toml file")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--apply", action="store_true",
-                   help="write the IR with the placement applied to -o (alloc->alloca for the "
-                   "stack, a memory-space attribute for a pool)")
+                   help="write the IR with the placement applied to -o: one frame per "
+                   "function, one global per pool, each buffer a view at its offset")
     p.add_argument("-o", "--output", help="where --apply writes the rewritten MLIR")
     p.set_defaults(run=run_place)
 
@@ -291,6 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_pack_command(commands)
     add_check_command(commands)
     add_opt_command(commands)
+    add_copies_command(commands)
     add_targets_command(commands)
     add_place_command(commands)
     return parser

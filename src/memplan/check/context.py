@@ -15,4 +15,4 @@ class CheckContext:
     census: Sequence[Allocation]
     target: Target
     path: str = ""  # the input file, for diagnostics without a location
-    chunks: Sequence[MlirChunk] = ()  # the parsed input, for checks that look at uses
+    chunks: Sequence[MlirChunk] = ()  # the parsed input, for checks that read the IR

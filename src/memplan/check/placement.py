@@ -13,9 +13,9 @@
 from __future__ import annotations
 
 from ..analysis.devices import device_uses
+from ..diagnostic import Diagnostic
 from ..place.requests import alloc_key, resolve_devices
 from ..place.workgroup import workgroup_diagnostics
-from ..report.diagnostics import Diagnostic
 from .context import CheckContext
 from .stack import describe_type, is_stack
 

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..analysis.census import Allocation
+from ..diagnostic import Diagnostic, Note
 from ..pack import Buffer, PackResult, Problem, plan
-from ..report.diagnostics import Diagnostic, Note
 from ..targets import Target
 
 WORKGROUP_SPACES = frozenset({"workgroup", "#gpu.address_space<workgroup>"})

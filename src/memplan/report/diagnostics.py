@@ -1,42 +1,18 @@
 """Compiler-style diagnostics: `file:line:col: error: message`, notes below, or JSON.
 
-One small type for every layer that finds problems (stack checks, placement,
-tensor rewrites): build `Diagnostic`s, render them here.
+The type lives in `memplan.diagnostic` (below the layers, so analyses and
+rewrites can build diagnostics); this module only renders them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 
+from ..diagnostic import Diagnostic, Note, count_errors
 from ..ir import SourceLoc
 
-SEVERITIES = ("error", "warning", "note", "remark")
-
-
-@dataclass(frozen=True)
-class Note:
-    loc: SourceLoc | None
-    message: str
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    severity: str  # one of SEVERITIES
-    loc: SourceLoc | None
-    message: str
-    notes: tuple[Note, ...] = field(default_factory=tuple)
-    code: str = ""  # stable id for tools, e.g. "stack-in-loop"
-
-    def __post_init__(self) -> None:
-        if self.severity not in SEVERITIES:
-            raise ValueError(f"unknown severity {self.severity!r}")
-        object.__setattr__(self, "notes", tuple(self.notes))
-
-    @property
-    def is_error(self) -> bool:
-        return self.severity == "error"
-
+__all__ = ["Diagnostic", "Note", "count_errors", "diagnostic_json", "format_diagnostic",
+           "format_diagnostics"]
 
 def _line(loc: SourceLoc | None, severity: str, message: str, fallback: str) -> str:
     where = str(loc) if loc is not None else fallback
@@ -66,7 +42,3 @@ def diagnostic_json(diag: Diagnostic) -> dict[str, object]:
         "message": diag.message,
         "notes": [{"location": _loc_json(n.loc), "message": n.message} for n in diag.notes],
     }
-
-
-def count_errors(diags: Sequence[Diagnostic]) -> int:
-    return sum(1 for d in diags if d.is_error)

@@ -47,12 +47,13 @@ def _compile_error(name: str, err: Exception) -> CompileError:
     return CompileError(name, f"iree-compile failed: {line}")
 
 
-def compile_to_stream(mlir_text: str, name: str = "<module>") -> str:
+def compile_to_stream(mlir_text: str, name: str = "<module>",
+                      extra_flags: Sequence[str] = ()) -> str:
     """IREE's `stream` dialect form: where its transients and copies can be counted."""
     try:
         return iree_compiler.compile_str(
             mlir_text, target_backends=["llvm-cpu"],
-            extra_args=[*COMPILE_FLAGS, "--compile-to=stream"],
+            extra_args=[*COMPILE_FLAGS, "--compile-to=stream", *extra_flags],
         ).decode()
     except iree_compiler.CompilerToolError as err:
         raise _compile_error(name, err) from None

@@ -60,6 +60,7 @@ from ..analysis.census import (
     function_facts,
 )
 from ..analysis.ranges import Assumption
+from ..diagnostic import Diagnostic, Note
 from ..ir import MlirChunk, source_loc
 from ..ir.walk import (
     DYNAMIC,
@@ -70,7 +71,6 @@ from ..ir.walk import (
     shape_of,
     users,
 )
-from ..report.diagnostics import Diagnostic, Note
 
 PARALLEL_LOOPS = frozenset({"scf.parallel", "scf.forall", "affine.parallel"})
 # Users that read or write a memref through its strides, whatever the layout.
