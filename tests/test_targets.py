@@ -86,12 +86,23 @@ def test_bad_user_file_is_one_line_error(tmp_path: Path, text: str, message: str
     assert str(caught.value).startswith(str(path))
 
 
-def test_cli_reports_bad_target_with_exit_2(tmp_path: Path, capsys):
+@pytest.mark.parametrize(("text", "message"), [
+    (MINIMAL.replace("max_frame = 4096\n", ""), "stack.max_frame: missing"),
+    (MINIMAL.replace("4096", "-1"), "stack.max_frame: must be a positive number of bytes"),
+    (MINIMAL + "[scratchpad]\nsize = 1\n", "scratchpad: unknown memory space"),
+])
+@pytest.mark.parametrize("command", ["targets", "place", "check"])
+def test_cli_reports_bad_target_with_exit_2(tmp_path: Path, capsys, text: str, message: str,
+                                            command: str):
     path = tmp_path / "bad.toml"
-    path.write_text(MINIMAL.replace("4096", "-1"))
-    assert main(["targets", str(path)]) == 2
+    path.write_text(text)
+    mlir = Path(__file__).resolve().parents[1] / "examples" / "placement.mlir"
+    argv = ["targets", str(path)] if command == "targets" else [
+        command, str(mlir), "--target", str(path)]
+    assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "stack.max_frame" in err and "Traceback" not in err
+    assert err == f"memplan: {path}:{message}" + err.split(message, 1)[1]
+    assert err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_cli_unknown_preset_exit_2(capsys):

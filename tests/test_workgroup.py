@@ -153,3 +153,13 @@ def test_gpu_func_attributions_count_and_are_left_in_place(tmp_path: Path, capsy
                  str(placed)]) == 0
     assert "GPU workgroup memory: budgeted per kernel" in capsys.readouterr().out
     assert "#gpu.address_space<workgroup>" in placed.read_text()
+
+
+def test_check_json_lists_kernel_budgets(capsys):
+    import json
+
+    assert main(["check", str(EXAMPLES / "workgroup_memory_budget.mlir"), "--target",
+                 "rocm-gfx942", "--json"]) == 1
+    kernels = {k["function"]: k for k in json.loads(capsys.readouterr().out)["workgroup"]}
+    assert kernels["fits_50688"]["unpacked"] == 50688
+    assert kernels["over_873872"]["peak"] == 873872 and kernels["over_873872"]["limit"] == 65536

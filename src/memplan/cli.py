@@ -99,7 +99,7 @@ def run_check(args: argparse.Namespace) -> int:
     from .check import CheckContext, run_checks
     from .check.stack import stack_frames
     from .ir import load_mlir
-    from .place.workgroup import format_kernel_budgets, kernel_budgets
+    from .place.workgroup import format_kernel_budgets, kernel_budgets, kernel_json
     from .report.census_report import check_json, format_census, format_frames
     from .report.diagnostics import count_errors, format_diagnostics
     from .targets import load_target
@@ -115,6 +115,7 @@ def run_check(args: argparse.Namespace) -> int:
     accesses, copies = tensor_facts(args.file, chunks)
     if args.json:
         data = check_json(args.file, target.name, census, frames, diags)
+        data["workgroup"] = [kernel_json(k) for k in kernels]
         print(json.dumps({**data, **tensor_json(accesses, copies)}, indent=2))
         return 1 if errors else 0
     parts = [format_census(census) if census else "no allocations"]

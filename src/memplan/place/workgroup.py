@@ -122,3 +122,9 @@ def format_kernel_budgets(kernels: Sequence[KernelBudget]) -> str:
         f"workgroup memory @{k.function}: {k.peak} of {k.limit} bytes "
         f"({len(k.allocations)} allocation(s) packed, {k.sum_bytes} unpacked)"
         for k in kernels)
+
+
+def kernel_json(kernel: KernelBudget) -> dict[str, object]:
+    return {"function": kernel.function, "chunk": kernel.chunk, "peak": kernel.peak,
+            "lower_bound": kernel.packed.lower_bound, "unpacked": kernel.sum_bytes,
+            "limit": kernel.limit, "allocations": len(kernel.allocations)}
