@@ -84,7 +84,8 @@ def add_mlir_input_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_check_command(commands: argparse._SubParsersAction) -> None:
-    p = commands.add_parser("check", help="census of allocations and stack checks on MLIR",
+    p = commands.add_parser("check", help="census of allocations; stack, frame, workgroup and "
+                            "constant-write diagnostics",
                             description="List every allocation of an MLIR file with its proven "
                             "size and report stack allocations in loops, unbounded ones, and "
                             "frames over the target's limits (exit 1 on any error).")
@@ -133,7 +134,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def add_opt_command(commands: argparse._SubParsersAction) -> None:
-    p = commands.add_parser("opt", help="hoist allocations out of loops and bound stack sizes",
+    p = commands.add_parser("opt", help="hoist and bound allocations, rewrite constant "
+                            "destinations and state appends",
                             description="Rewrite MLIR: allocations leave their loops, stack "
                             "allocations become static at the function entry (views of the "
                             "dynamic size in the loop). Remarks and errors go to stderr; exit 1 "
@@ -391,7 +393,9 @@ def run_place(args: argparse.Namespace) -> int:
 # --- wiring -------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="memplan", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="memplan",
+        description="Bounded, placed and minimal memory allocation for ML compilers.")
     parser.add_argument("--version", action="version", version=f"memplan {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_pack_command(commands)
