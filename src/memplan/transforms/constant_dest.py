@@ -30,8 +30,6 @@ constants with a dynamic shape.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from iree.compiler import ir, passmanager
 from iree.compiler.dialects import arith, func, linalg, tensor
 
@@ -40,25 +38,16 @@ from ..analysis.notes import diagnostic_at
 from ..diagnostic import Diagnostic
 from ..ir import source_loc
 from ..ir import tensor_ops as t
+from .rewrite_report import RewriteReport
 
 REWRITTEN, REFUSED = "constant-destination", "constant-destination-refused"
 
 
-@dataclass
-class ConstantDestReport:
-    """What the pass did, one line per rewritten destination, plus refusals."""
-
-    rewritten: list[Diagnostic] = field(default_factory=list)  # remarks
-    refused: list[Diagnostic] = field(default_factory=list)  # notes: why left alone
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.rewritten)
 
 
-def rewrite_constant_destinations(module: ir.Module, path: str = "<input>") -> ConstantDestReport:
+def rewrite_constant_destinations(module: ir.Module, path: str = "<input>") -> RewriteReport:
     """Rewrite every constant destination of `module` in place; see the module docstring."""
-    report = ConstantDestReport()
+    report = RewriteReport()
     immutable = t.immutable_globals(module)
     with module.context:
         for fn in t.functions(module):
@@ -77,7 +66,7 @@ def _is_constant(op: ir.OpView, immutable: set[str]) -> bool:
     return name in t.GLOBAL_LOADS and t.global_symbol(op) in immutable
 
 
-def _rewrite_users(const: ir.OpView, path: str, report: ConstantDestReport) -> None:
+def _rewrite_users(const: ir.OpView, path: str, report: RewriteReport) -> None:
     value = const.results[0]
     if None in t.shape(value):
         report.refused.append(diagnostic_at("note", const, path, "constant with a dynamic "

@@ -33,7 +33,7 @@ the concat, the prefix's slice).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from iree.compiler import ir
 from iree.compiler.dialects import arith, tensor
@@ -42,19 +42,12 @@ from ..analysis.notes import diagnostic_at
 from ..diagnostic import Diagnostic
 from ..ir import source_loc
 from ..ir import tensor_ops as t
+from .rewrite_report import RewriteReport
 
 Entry = int | ir.Value  # a static or dynamic offset/size
 REWRITTEN, REFUSED = "state-in-place", "state-in-place-refused"
 
 
-@dataclass
-class InplaceStateReport:
-    rewritten: list[Diagnostic] = field(default_factory=list)  # remarks
-    refused: list[Diagnostic] = field(default_factory=list)  # notes: why left alone
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.rewritten)
 
 
 class Refusal(Exception):
@@ -79,9 +72,9 @@ class Append:
     pos: Entry  # size of the prefix along dim = where the new data goes
 
 
-def rewrite_inplace_state(module: ir.Module, path: str = "<input>") -> InplaceStateReport:
+def rewrite_inplace_state(module: ir.Module, path: str = "<input>") -> RewriteReport:
     """Rewrite every provably safe state append of `module` in place."""
-    report = InplaceStateReport()
+    report = RewriteReport()
     with module.context:
         for fn in t.functions(module):
             concats = [op for op in t.walk(fn) if op.operation.name == "tensor.concat"]
@@ -90,7 +83,7 @@ def rewrite_inplace_state(module: ir.Module, path: str = "<input>") -> InplaceSt
     return report
 
 
-def _rewrite_one(concat: ir.OpView, path: str, report: InplaceStateReport) -> None:
+def _rewrite_one(concat: ir.OpView, path: str, report: RewriteReport) -> None:
     try:
         append = match_append(concat)
     except Refusal as refusal:
