@@ -34,3 +34,11 @@ def atomic_output(path: str | Path) -> Iterator[Path]:
 def write_text(path: str | Path, text: str) -> None:
     with atomic_output(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+def refuse_overwriting_input(output: str | Path, inputs: list[str | Path]) -> None:
+    """An output that names an input would destroy it; say so instead."""
+    out = Path(output).resolve()
+    for source in inputs:
+        if Path(source).resolve() == out:
+            raise InputError(output, "output would overwrite the input file; choose another path")

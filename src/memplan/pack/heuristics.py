@@ -43,13 +43,16 @@ def _sorted(problem: Problem, key: Callable[[int, Buffer], tuple]) -> list[int]:
     return sorted(range(len(problem.buffers)), key=lambda i: key(i, problem.buffers[i]))
 
 
+def _by_breadth(problem: Problem) -> list[int]:
+    breadth = _breadth(problem)
+    return _sorted(problem, lambda i, b: (-breadth[i], -b.size, b.start, i))
+
+
 ORDERS: dict[str, Order] = {
     "size": lambda p: _sorted(p, lambda i, b: (-b.size, -(b.end - b.start), b.start, i)),
     "duration": lambda p: _sorted(p, lambda i, b: (-(b.end - b.start), -b.size, b.start, i)),
     "area": lambda p: _sorted(p, lambda i, b: (-b.size * (b.end - b.start), -b.size, i)),
-    "breadth": lambda p: (lambda w: _sorted(p, lambda i, b: (-w[i], -b.size, b.start, i)))(
-        _breadth(p)
-    ),
+    "breadth": _by_breadth,
     "start": lambda p: _sorted(p, lambda i, b: (b.start, -b.size, i)),
 }
 
@@ -94,7 +97,8 @@ def place_in_order(problem: Problem, order: Sequence[int], best_fit: bool) -> li
         neighbours = np.flatnonzero(placed & (starts < b.end) & (ends > b.start))
         lows = offsets[neighbours]
         by_low = np.argsort(lows, kind="stable")
-        busy = list(zip(lows[by_low].tolist(), (lows + sizes[neighbours])[by_low].tolist()))
+        tops = lows + sizes[neighbours]
+        busy = list(zip(lows[by_low].tolist(), tops[by_low].tolist(), strict=True))
         offsets[i] = _choose_offset(busy, b.size, b.alignment, best_fit)
         placed[i] = True
     return offsets.tolist()

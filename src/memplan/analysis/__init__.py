@@ -1,0 +1,1 @@
+"""The analysis layer: pure functions from IR to facts (ranges, allocations, lifetimes)."""

@@ -1,0 +1,157 @@
+"""Access modes: which function arguments, globals and constants a program reads or writes.
+
+Tensors are values, so "written" means what bufferization will do: a value is
+written when it (or a view of it: `extract_slice`, `cast`, reshapes) is used as
+a destination -- the `outs` of a linalg op, the dest of `tensor.insert_slice`,
+`tensor.insert`, `tensor.scatter` -- since the op then updates that buffer in
+place. A global is written by `util.global.store` / `ml_program.global_store`.
+
+A destination whose old contents the op never reads (a linalg payload that
+ignores its out argument) counts as written, not read.
+
+Diagnostics: a constant (`arith.constant`, `util.unfoldable_constant`, or an
+immutable global) that is written is a warning -- IREE then copies it into a
+read-write buffer each call, or for small non-splat constants fails to compile
+(seed 001). `memplan opt` removes these (transforms/constant_dest.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from iree.compiler import ir
+
+from ..diagnostic import Diagnostic
+from ..ir import MlirChunk, SourceLoc, source_loc
+from ..ir import tensor_ops as t
+from .notes import diagnostic_at
+
+
+@dataclass(frozen=True)
+class Access:
+    """How one argument, global or constant is used."""
+
+    kind: str  # "argument" | "global" | "constant"
+    name: str  # "%arg0", "@k_cache", "%cst"
+    function: str  # enclosing function; "" for globals (module-wide)
+    type: str
+    reads: bool
+    writes: bool
+    location: SourceLoc | None
+
+    @property
+    def mode(self) -> str:
+        if self.reads and self.writes:
+            return "read-write"
+        return "write" if self.writes else "read" if self.reads else "unused"
+
+
+@dataclass
+class _Uses:
+    reads: bool = False
+    writers: list[ir.OpView] = field(default_factory=list)
+
+
+def value_uses(value: ir.Value) -> _Uses:
+    """Whether `value` is read, and which ops write it (directly or through a view)."""
+    found = _Uses()
+    _collect(value, found)
+    return found
+
+
+def _collect(value: ir.Value, found: _Uses) -> None:
+    for use in value.uses:
+        owner = use.owner.opview
+        if owner.operation.name in t.VIEW_OPS and use.operand_number == 0:
+            _collect(owner.results[0], found)
+        elif t.is_destination(use):
+            found.writers.append(owner)
+            found.reads |= t.reads_destination(owner, use.operand_number)
+        else:
+            found.reads = True
+
+
+def access_modes(chunk: MlirChunk) -> list[Access]:
+    """Arguments and constants per function, then globals, in file order."""
+    accesses: list[Access] = []
+    for fn in t.functions(chunk.module):
+        accesses += _function_accesses(fn, chunk.path)
+    accesses += _global_accesses(chunk)
+    return accesses
+
+
+def _function_accesses(fn: ir.OpView, path: str) -> list[Access]:
+    name = t.symbol_name(fn)
+    found: list[Access] = []
+    for index, arg in enumerate(fn.regions[0].blocks[0].arguments):
+        uses = value_uses(arg)
+        found.append(Access("argument", f"%arg{index}", name, str(arg.type), uses.reads,
+                            bool(uses.writers), source_loc(fn, path)))
+    for op in t.walk(fn):
+        if op.operation.name in t.CONSTANT_OPS and t.is_tensor(op.results[0]):
+            uses = value_uses(op.results[0])
+            found.append(Access("constant", op.results[0].get_name(), name,
+                                str(op.results[0].type), uses.reads, bool(uses.writers),
+                                source_loc(op, path)))
+    return found
+
+
+def _global_accesses(chunk: MlirChunk) -> list[Access]:
+    loads: dict[str, bool] = {}
+    stores: dict[str, bool] = {}
+    for fn in t.functions(chunk.module):
+        for op in t.walk(fn):
+            if op.operation.name in t.GLOBAL_LOADS:
+                loads[t.global_symbol(op)] = True
+            elif op.operation.name in t.GLOBAL_STORES:
+                stores[t.global_symbol(op)] = True
+    found = []
+    for op in chunk.module.body.operations:
+        if op.operation.name in t.GLOBAL_DEFS:
+            sym = t.symbol_name(op)
+            found.append(Access("global", f"@{sym}", "", str(_global_type(op)),
+                                loads.get(sym, False), stores.get(sym, False),
+                                source_loc(op, chunk.path)))
+    return found
+
+
+def _global_type(op: ir.OpView) -> ir.Type:
+    attrs = op.operation.attributes
+    return ir.TypeAttr(attrs["type"]).value
+
+
+def written_constants(chunk: MlirChunk) -> list[Diagnostic]:
+    """A warning per op that writes a constant (or an immutable global's value)."""
+    notes: list[Diagnostic] = []
+    immutable = t.immutable_globals(chunk.module)
+    for fn in t.functions(chunk.module):
+        for op in t.walk(fn):
+            what = _constant_kind(op, immutable)
+            if what is None or not t.is_tensor(op.results[0]):
+                continue
+            consequence = _consequence(op)
+            for writer in value_uses(op.results[0]).writers:
+                notes.append(diagnostic_at(
+                    "warning", writer, chunk.path, f"{writer.operation.name} writes into "
+                    f"{what} ({op.results[0].type}): {consequence}", "constant-written"))
+    return notes
+
+
+def _consequence(op: ir.OpView) -> str:
+    attr = op.operation.attributes["value"] if "value" in op.operation.attributes else None
+    if isinstance(attr, ir.DenseElementsAttr) and attr.is_splat:
+        return "`memplan opt` makes it tensor.empty + linalg.fill"
+    return ("IREE copies it each call or fails to compile; `memplan opt` makes it a "
+            "read-only input")
+
+
+def _constant_kind(op: ir.OpView, immutable: set[str]) -> str | None:
+    name = op.operation.name
+    if name in t.CONSTANT_OPS:
+        kind = "constant" if name == "arith.constant" else "unfoldable constant"
+        return f"{kind} {op.results[0].get_name()}"
+    if name in t.GLOBAL_LOADS and t.global_symbol(op) in immutable:
+        return f"immutable global @{t.global_symbol(op)}"
+    if name == "ml_program.global_load_const":
+        return f"immutable global @{t.global_symbol(op)}"
+    return None

@@ -1,0 +1,216 @@
+"""The allocation census: every allocation of a module, with what we can prove of it.
+
+Interface first (shared by check, opt, place and the workgroup check); the
+walk that fills it is `take_census`.
+
+Counts `memref.alloc`, `memref.alloca`, `bufferization.alloc_tensor` (any
+memory space, so workgroup `memref.alloc`s too) and `gpu.func` workgroup/private
+attributions. Sizes of dynamic dims come from the range analysis; lifetimes
+are positions in the function's pre-order op walk, half-open.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from iree.compiler import ir
+
+from ..ir import MlirChunk, SourceLoc, source_loc
+from ..ir.walk import (
+    OpOrder,
+    ancestor_in_block,
+    element_bytes,
+    enclosing_loops,
+    functions,
+    loops_inside_allocation_scope,
+    memory_space_name,
+    shape_of,
+    source_argument_names,
+    symbol_name,
+    users,
+    walk,
+)
+from .ranges import Assumption, RangeAnalysis
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """One `memref.alloc`/`memref.alloca`/`bufferization.alloc_tensor` (or similar)."""
+
+    op_name: str  # e.g. "memref.alloca"
+    function: str  # symbol name of the enclosing function (without '@')
+    location: SourceLoc | None
+    element_type: str  # e.g. "i32"
+    shape: tuple[int | None, ...]  # None for a dynamic dimension
+    element_bytes: int
+    exact_bytes: int | None  # static shape: its size
+    bound_bytes: int | None  # dynamic shape with a proven bound: the bound; else = exact_bytes
+    unbounded_reason: str | None  # why no bound could be proven (None when bounded)
+    memory_space: str | None  # e.g. "workgroup", "private", "sram"; None = default space
+    loop_depth: int  # number of enclosing loops inside the function
+    lifetime: tuple[int, int]  # half-open [first, last use + 1) in the function's op order
+    alignment: int | None = None  # requested alignment attribute, if any
+    dim_bounds: tuple[int | None, ...] = ()  # per-dim upper bound (static dims as is)
+    loop_location: SourceLoc | None = None  # the innermost loop around it, if any
+    chunk: int = 0  # index of the `// -----` chunk it is in (function names repeat across)
+    # Loops between it and its automatic allocation scope (`memref.alloca_scope`, function):
+    # for a stack allocation, the loops in which every iteration allocates again.
+    scope_loop_depth: int = 0
+
+    @property
+    def is_stack(self) -> bool:
+        return self.op_name == "memref.alloca"
+
+    @property
+    def bytes_or_bound(self) -> int | None:
+        return self.exact_bytes if self.exact_bytes is not None else self.bound_bytes
+
+
+# --- the walk ---------------------------------------------------------------------------
+
+ALLOCATION_OPS = frozenset({"memref.alloc", "memref.alloca", "bufferization.alloc_tensor"})
+# Ops through which a buffer is still the same memory (their result aliases operand 0).
+VIEW_OPS = frozenset({
+    "memref.subview", "memref.cast", "memref.reinterpret_cast", "memref.expand_shape",
+    "memref.collapse_shape", "memref.view", "memref.transpose", "memref.assume_alignment",
+    "memref.memory_space_cast",
+})
+
+
+@dataclass
+class FunctionFacts:
+    """What one function's analyses share: its op order and its range analysis."""
+
+    func: ir.Operation
+    name: str
+    order: OpOrder
+    ranges: RangeAnalysis
+
+
+def function_facts(func: ir.Operation, path: str,
+                   assumptions: Sequence[Assumption] = ()) -> FunctionFacts:
+    names = source_argument_names(func, path)
+    return FunctionFacts(func, symbol_name(func), OpOrder.of(func),
+                         RangeAnalysis(func, assumptions, names))
+
+
+def allocation_ops(func: ir.Operation) -> list[ir.Operation]:
+    return [op for op in walk(func) if op.name in ALLOCATION_OPS]
+
+
+def dynamic_size_operands(op: ir.Operation) -> list[ir.Value]:
+    """The size operands of an allocation, one per dynamic dim, in dim order."""
+    count = sum(1 for d in shape_of(op.results[0].type) if d is None)
+    return list(op.operands)[:count]
+
+
+def take_census(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) -> list[Allocation]:
+    """Every allocation in the chunk's functions, in function and op order."""
+    census: list[Allocation] = []
+    for func in functions(chunk.module):
+        facts = function_facts(func, chunk.path, assumptions)
+        found = [describe_allocation(op, facts, chunk.path) for op in allocation_ops(func)]
+        found += _workgroup_attributions(facts, chunk.path)
+        census.extend(dataclasses.replace(a, chunk=chunk.index) for a in found)
+    return census
+
+
+def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Allocation:
+    """The census record of one allocation op."""
+    type_ = op.results[0].type
+    shape = shape_of(type_)
+    elem_type = ir.ShapedType(type_).element_type
+    elem_bytes = element_bytes(elem_type)
+    dim_bounds, reason = bound_dims(shape, dynamic_size_operands(op), facts.ranges)
+    exact = bound = None
+    if elem_bytes is None:
+        reason = f"element type {elem_type} has no known size"
+    elif reason is None:
+        bound = elem_bytes * math.prod(dim_bounds)  # type: ignore[arg-type]
+        exact = bound if None not in shape else None
+    memory_space = memory_space_name(type_)
+    if "memory_space" in op.attributes:  # bufferization.alloc_tensor's own attribute
+        memory_space = str(op.attributes["memory_space"])
+    loops = enclosing_loops(op)
+    return Allocation(
+        op_name=op.name, function=facts.name, location=source_loc(op, path),
+        element_type=str(elem_type), shape=shape, element_bytes=elem_bytes or 0,
+        exact_bytes=exact, bound_bytes=bound, unbounded_reason=reason,
+        memory_space=memory_space, loop_depth=len(loops),
+        lifetime=buffer_lifetime(op.results[0], op, facts.order),
+        alignment=ir.IntegerAttr(op.attributes["alignment"]).value
+        if "alignment" in op.attributes else None,
+        dim_bounds=dim_bounds,
+        loop_location=source_loc(loops[-1], path) if loops else None,
+        scope_loop_depth=loops_inside_allocation_scope(op),
+    )
+
+
+def bound_dims(shape: Sequence[int | None], sizes: Sequence[ir.Value],
+               ranges: RangeAnalysis) -> tuple[tuple[int | None, ...], str | None]:
+    """Per-dim upper bounds (static dims as they are) and why the first open one is open."""
+    bounds: list[int | None] = []
+    reason = None
+    dynamic = iter(sizes)
+    for dim in shape:
+        if dim is not None:
+            bounds.append(dim)
+            continue
+        r = ranges.range_of(next(dynamic))
+        if r.hi is None:
+            bounds.append(None)
+            reason = reason or r.reason or "size has no proven upper bound"
+        else:
+            bounds.append(max(r.hi, 0))  # a negative size is undefined behaviour, never an alloc
+    return tuple(bounds), reason
+
+
+def buffer_lifetime(buffer: ir.Value, op: ir.Operation, order: OpOrder) -> tuple[int, int]:
+    """Half-open `[op, last use + 1)`; uses through views count, and a use inside a loop
+    nested in `op`'s block lasts until that loop ends (the loop comes back to it)."""
+    start = order.position[op]
+    end = start + 1
+    pending, seen = [buffer], set()
+    while pending:
+        value = pending.pop()
+        for user in users(value):
+            if user in seen:
+                continue
+            seen.add(user)
+            top = ancestor_in_block(user, op.block)
+            if top is not None:
+                end = max(end, order.end[top])
+            if user.name in VIEW_OPS and user.operands[0] == value:
+                pending.extend(user.results)
+    return start, end
+
+
+def _workgroup_attributions(facts: FunctionFacts, path: str) -> list[Allocation]:
+    """`gpu.func` workgroup(...) and private(...) buffers: declared as entry block arguments."""
+    func = facts.func
+    if func.name != "gpu.func":
+        return []
+    n_inputs = len(ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs)
+    n_workgroup = (ir.IntegerAttr(func.attributes["workgroup_attributions"]).value
+                   if "workgroup_attributions" in func.attributes else 0)
+    args = list(func.regions[0].blocks[0].arguments)[n_inputs:]
+    records = []
+    for index, arg in enumerate(args):
+        shape = shape_of(arg.type)
+        elem_type = ir.ShapedType(arg.type).element_type
+        elem_bytes = element_bytes(elem_type) or 0
+        static = [d for d in shape if d is not None]
+        size = elem_bytes * math.prod(static) if len(static) == len(shape) else None
+        kind = "workgroup" if index < n_workgroup else "private"
+        records.append(Allocation(
+            op_name=f"gpu.func {kind}", function=facts.name, location=source_loc(func, path),
+            element_type=str(elem_type), shape=shape, element_bytes=elem_bytes,
+            exact_bytes=size, bound_bytes=size,
+            unbounded_reason=None if size is not None else "attribution has a dynamic shape",
+            memory_space=memory_space_name(arg.type) or kind, loop_depth=0,
+            lifetime=(0, len(facts.order.position)), dim_bounds=shape,
+        ))
+    return records

@@ -1,0 +1,182 @@
+"""Stack checks: every stack allocation bounded, outside loops, and the frame within budget.
+
+- `stack-in-loop` (error): a `memref.alloca` inside a loop. Its memory is only
+  released when the function (or an enclosing `memref.alloca_scope`) returns, so the
+  frame grows with every iteration; an alloca in an `alloca_scope` inside the loop is fine.
+- `stack-unbounded` (error): a `memref.alloca` whose size has no proven bound.
+- `stack-allocation-limit` (error): one allocation above the target's
+  `stack.max_allocation`; any stack allocation on a target without a stack.
+- `stack-frame-limit` (error): the packed peak of a function's simultaneously
+  live stack allocations (`memplan.pack.plan` over census lifetimes) above
+  `stack.max_frame`, naming the largest contributors.
+- `heap-in-loop` (warning): a heap allocation made and freed on every iteration.
+- `tensor-alloc-in-loop` (warning): a `bufferization.alloc_tensor` in a loop, which
+  bufferizes to an allocation per iteration.
+
+The frame counts allocations outside loops with a bound; the others already
+have an error of their own and no finite frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..analysis.census import Allocation
+from ..diagnostic import Diagnostic, Note
+from ..pack import Buffer, PackResult, Problem, plan
+from ..targets import Target
+from .context import CheckContext
+
+TOP_CONTRIBUTORS = 3
+
+
+def describe_type(a: Allocation) -> str:
+    dims = "x".join("?" if d is None else str(d) for d in a.shape)
+    kind = "tensor" if a.op_name.startswith("bufferization") else "memref"
+    return f"{kind}<{dims}{'x' if dims else ''}{a.element_type}>"
+
+
+def describe_size(a: Allocation) -> str:
+    if a.exact_bytes is not None:
+        return f"{a.exact_bytes} bytes"
+    if a.bound_bytes is not None:
+        return f"at most {a.bound_bytes} bytes"
+    return "unbounded"
+
+
+def is_stack(a: Allocation) -> bool:
+    return a.is_stack and a.memory_space is None
+
+
+@dataclass(frozen=True)
+class StackFrame:
+    """The stack frame of one function: its bounded, loop-free stack allocations packed."""
+
+    chunk: int
+    function: str
+    counted: tuple[Allocation, ...]
+    excluded: tuple[Allocation, ...]  # in a loop or unbounded: no finite frame
+    packed: PackResult
+
+    @property
+    def bytes(self) -> int:
+        return self.packed.peak
+
+    @property
+    def sum_bytes(self) -> int:
+        return sum(b.size for b in self.packed.problem.buffers)
+
+
+def stack_frames(census: Sequence[Allocation], target: Target) -> list[StackFrame]:
+    """One frame per function with stack allocations, in census order."""
+    by_function: dict[tuple[int, str], list[Allocation]] = {}
+    for a in census:
+        if is_stack(a):
+            by_function.setdefault((a.chunk, a.function), []).append(a)
+    frames = []
+    capacity = target.stack.max_frame if target.stack else None
+    align = target.stack.alignment if target.stack else 1
+    for (chunk, function), allocs in by_function.items():
+        counted = tuple(a for a in allocs
+                        if a.scope_loop_depth == 0 and a.bytes_or_bound is not None)
+        excluded = tuple(a for a in allocs if a not in counted)
+        buffers = [Buffer(f"{function}#{i}", a.lifetime[0], a.lifetime[1], a.bytes_or_bound or 0,
+                          max(a.alignment or 1, align)) for i, a in enumerate(counted)]
+        frames.append(StackFrame(chunk, function, counted, excluded,
+                                 plan(Problem(buffers, capacity))))
+    return frames
+
+
+def check_stack_in_loop(ctx: CheckContext) -> list[Diagnostic]:
+    return [
+        Diagnostic("error", a.location,
+                   f"stack allocation of {describe_type(a)} ({describe_size(a)}) inside a loop: "
+                   "it is only freed when @{} returns, so the stack grows on every iteration"
+                   .format(a.function),
+                   [Note(a.loop_location, "inside this loop"),
+                    Note(a.location, "`memplan opt` hoists it to the function entry"
+                         + (" with a static size" if a.bound_bytes is not None else ""))],
+                   code="stack-in-loop")
+        for a in ctx.census if is_stack(a) and a.scope_loop_depth > 0
+    ]
+
+
+def check_unbounded_stack(ctx: CheckContext) -> list[Diagnostic]:
+    return [
+        Diagnostic("error", a.location,
+                   f"stack allocation of {describe_type(a)} has no proven size bound",
+                   [Note(a.location, a.unbounded_reason or "unknown size")],
+                   code="stack-unbounded")
+        for a in ctx.census if is_stack(a) and a.bytes_or_bound is None
+    ]
+
+
+def check_allocation_limit(ctx: CheckContext) -> list[Diagnostic]:
+    stack = ctx.target.stack
+    diags = []
+    for a in ctx.census:
+        if not is_stack(a):
+            continue
+        if stack is None:
+            diags.append(Diagnostic(
+                "error", a.location, f"stack allocation of {describe_type(a)} on target "
+                f"'{ctx.target.name}', which has no addressable stack",
+                code="stack-allocation-limit"))
+        elif stack.max_allocation is not None and (a.bytes_or_bound or 0) > stack.max_allocation:
+            diags.append(Diagnostic(
+                "error", a.location, f"stack allocation of {describe_type(a)} "
+                f"({describe_size(a)}) exceeds the per-allocation limit of {stack.max_allocation} "
+                f"bytes of target '{ctx.target.name}'", code="stack-allocation-limit"))
+    return diags
+
+
+def check_frame_limit(ctx: CheckContext) -> list[Diagnostic]:
+    if ctx.target.stack is None:
+        return []
+    limit = ctx.target.stack.max_frame
+    diags = []
+    for frame in stack_frames(ctx.census, ctx.target):
+        if frame.bytes <= limit:
+            continue
+        largest = sorted(frame.counted, key=lambda a: -(a.bytes_or_bound or 0))[:TOP_CONTRIBUTORS]
+        notes = [Note(a.location, f"{describe_type(a)} contributes {describe_size(a)}")
+                 for a in largest]
+        diags.append(Diagnostic(
+            "error", largest[0].location,
+            f"stack frame of @{frame.function} needs {frame.bytes} bytes (live allocations "
+            f"packed; {frame.sum_bytes} bytes unpacked), over the {limit}-byte frame limit of "
+            f"target '{ctx.target.name}'", notes, code="stack-frame-limit"))
+    return diags
+
+
+def check_heap_in_loop(ctx: CheckContext) -> list[Diagnostic]:
+    diags = []
+    for a in ctx.census:
+        if a.op_name != "memref.alloc" or a.memory_space is not None or a.loop_depth == 0:
+            continue
+        notes = [Note(a.loop_location, "inside this loop")]
+        if a.unbounded_reason:
+            notes.append(Note(a.location, a.unbounded_reason))
+        diags.append(Diagnostic(
+            "warning", a.location, f"heap allocation of {describe_type(a)} ({describe_size(a)}) "
+            "inside a loop is made on every iteration", notes, code="heap-in-loop"))
+    return diags
+
+
+def check_tensor_allocation_in_loop(ctx: CheckContext) -> list[Diagnostic]:
+    """Seed 000 starts here: an `alloc_tensor` in a loop bufferizes to an allocation per
+    iteration (IREE promotes it to the stack)."""
+    return [
+        Diagnostic("warning", a.location,
+                   f"tensor allocation {describe_type(a)} ({describe_size(a)}) inside a loop "
+                   "bufferizes to one allocation per iteration",
+                   [Note(a.loop_location, "inside this loop")], code="tensor-alloc-in-loop")
+        for a in ctx.census if a.op_name == "bufferization.alloc_tensor" and a.loop_depth > 0
+    ]
+
+
+STACK_CHECKS = [
+    check_stack_in_loop, check_unbounded_stack, check_allocation_limit, check_frame_limit,
+    check_heap_in_loop, check_tensor_allocation_in_loop,
+]

@@ -1,0 +1,51 @@
+"""Tensor checks: constants written as destinations, state appends that copy the context.
+
+- `constant-written` (warning): a linalg op writes into a constant (its `outs`);
+  IREE copies it every call, or fails to compile a small non-splat one.
+- `state-append-copies` (warning): an `extract_slice` + `concat` + write-back
+  append to a global state; IREE materialises the whole context and copies it
+  every step. `memplan opt` rewrites it to an in-place insert of the new data.
+- `state-in-place-refused` (note): an append that `memplan opt` will leave alone,
+  and why.
+
+These read the modules only (the rewrite's matcher, not the rewrite).
+"""
+
+from __future__ import annotations
+
+from ..analysis.access import written_constants
+from ..analysis.notes import diagnostic_at
+from ..diagnostic import Diagnostic
+from ..ir import tensor_ops as t
+from ..transforms.inplace_state import Refusal, match_append
+from .context import CheckContext
+
+
+def check_constant_writes(context: CheckContext) -> list[Diagnostic]:
+    return [d for chunk in context.chunks for d in written_constants(chunk)]
+
+
+def check_state_appends(context: CheckContext) -> list[Diagnostic]:
+    diags = []
+    for chunk in context.chunks:
+        for fn in t.functions(chunk.module):
+            for concat in (op for op in t.walk(fn) if op.operation.name == "tensor.concat"):
+                diags += _append_diagnostics(concat, chunk.path)
+    return diags
+
+
+def _append_diagnostics(concat, path: str) -> list[Diagnostic]:
+    try:
+        append = match_append(concat)
+    except Refusal as refusal:
+        return [diagnostic_at("note", refusal.op, path, "state append left alone by "
+                              f"`memplan opt`: {refusal.reason}", "state-in-place-refused")]
+    if append is None:
+        return []
+    return [diagnostic_at("warning", append.write_back, path,
+                          f"append to @{append.global_name} concatenates and writes back the "
+                          "whole context: IREE copies it every step; `memplan opt` writes only "
+                          "the new data in place", "state-append-copies")]
+
+
+TENSOR_CHECKS = [check_constant_writes, check_state_appends]

@@ -1,0 +1,130 @@
+"""GPU workgroup (shared) memory per kernel against the target's limit.
+
+Matches: every census record whose memory space is GPU workgroup memory
+(`#gpu.address_space<workgroup>` allocations and `gpu.func` workgroup
+attributions); a kernel is any function holding one (a `gpu.func`, or a
+`func.func` as IREE writes dispatches). Private and global allocations are
+not this check's business.
+
+Decides: the kernel's need is the peak of its simultaneously live workgroup
+allocations, packed at offsets with lifetimes by the planner (so two tiles
+that are never live together may share bytes), against `limit_per_kernel`.
+
+Refuses: a kernel whose packed peak is over the limit (one error naming the
+total and the limit, with a note per contributing allocation, largest first);
+a workgroup allocation of dynamic size without a proven bound; any workgroup
+allocation on a target that has no workgroup memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..analysis.census import Allocation
+from ..diagnostic import Diagnostic, Note
+from ..pack import Buffer, PackResult, Problem, plan
+from ..targets import Target
+
+WORKGROUP_SPACES = frozenset({"workgroup", "#gpu.address_space<workgroup>"})
+
+
+@dataclass(frozen=True)
+class KernelBudget:
+    """The packed workgroup memory of one kernel (bounded allocations only)."""
+
+    chunk: int
+    function: str
+    allocations: tuple[Allocation, ...]
+    packed: PackResult
+    limit: int
+
+    @property
+    def peak(self) -> int:
+        return self.packed.peak
+
+    @property
+    def fits(self) -> bool:
+        return self.peak <= self.limit
+
+    @property
+    def sum_bytes(self) -> int:
+        """What a budget without lifetimes (IREE's check) would count."""
+        return sum(b.size for b in self.packed.problem.buffers)
+
+
+def is_workgroup(allocation: Allocation) -> bool:
+    return allocation.memory_space in WORKGROUP_SPACES
+
+
+def kernel_budgets(census: Sequence[Allocation], target: Target) -> list[KernelBudget]:
+    """One budget per kernel, in census order; none on a target without workgroup memory."""
+    if target.workgroup is None:
+        return []
+    space = target.workgroup
+    kernels: dict[tuple[int, str], list[Allocation]] = {}
+    for a in census:
+        if is_workgroup(a) and a.bytes_or_bound is not None:
+            kernels.setdefault((a.chunk, a.function), []).append(a)
+    budgets = []
+    for (chunk, function), allocations in kernels.items():
+        buffers = [Buffer(str(i), a.lifetime[0], max(a.lifetime[1], a.lifetime[0] + 1),
+                          a.bytes_or_bound or 0, max(space.alignment, a.alignment or 1))
+                   for i, a in enumerate(allocations)]
+        packed = plan(Problem(tuple(buffers), space.limit_per_kernel))
+        budgets.append(KernelBudget(chunk, function, tuple(allocations), packed,
+                                    space.limit_per_kernel))
+    return budgets
+
+
+def workgroup_diagnostics(census: Sequence[Allocation], target: Target) -> list[Diagnostic]:
+    """Errors for every kernel over budget and every unbounded workgroup allocation."""
+    workgroup = [a for a in census if is_workgroup(a)]
+    if workgroup and target.workgroup is None:
+        return [Diagnostic("error", a.location, f"workgroup allocation in @{a.function}, but "
+                           f"target '{target.name}' has no workgroup memory",
+                           code="workgroup-limit") for a in workgroup]
+    diags = [_unbounded(a) for a in workgroup if a.bytes_or_bound is None]
+    diags += [_over_limit(k, target) for k in kernel_budgets(census, target) if not k.fits]
+    return diags
+
+
+def _unbounded(a: Allocation) -> Diagnostic:
+    return Diagnostic(
+        "error", a.location,
+        f"workgroup allocation {_type(a)} in @{a.function} has a dynamic size with no proven "
+        f"bound: workgroup memory is reserved per kernel at launch, so its size must be static "
+        f"or bounded", [Note(a.location, a.unbounded_reason or "unknown size")],
+        code="workgroup-unbounded")
+
+
+def _over_limit(kernel: KernelBudget, target: Target) -> Diagnostic:
+    ordered = sorted(kernel.allocations, key=lambda a: -(a.bytes_or_bound or 0))
+    notes = [Note(a.location, f"{_type(a)} contributes {a.bytes_or_bound} bytes, live "
+                  f"[{a.lifetime[0]}, {a.lifetime[1]})") for a in ordered]
+    # The lower bound (bytes live at one moment) says whether any packing could fit.
+    message = (f"kernel @{kernel.function} needs {kernel.peak} bytes of workgroup memory "
+               f"({len(ordered)} allocation(s) packed, {kernel.packed.lower_bound} bytes live "
+               f"at once), "
+               f"over the {kernel.limit}-byte limit of target '{target.name}' "
+               f"({kernel.peak / kernel.limit:.1f}x)")
+    return Diagnostic("error", ordered[0].location, message, notes, code="workgroup-limit")
+
+
+def _type(a: Allocation) -> str:
+    dims = "".join(f"{'?' if d is None else d}x" for d in a.shape)
+    return f"memref<{dims}{a.element_type}>"
+
+
+def format_kernel_budgets(kernels: Sequence[KernelBudget]) -> str:
+    """One line per kernel: packed peak against the limit, like the stack frame summary."""
+    return "\n".join(
+        f"workgroup memory @{k.function}: {k.peak} of {k.limit} bytes "
+        f"({len(k.allocations)} allocation(s) packed, {k.sum_bytes} unpacked)"
+        for k in kernels)
+
+
+def kernel_json(kernel: KernelBudget) -> dict[str, object]:
+    return {"function": kernel.function, "chunk": kernel.chunk, "peak": kernel.peak,
+            "lower_bound": kernel.packed.lower_bound, "unpacked": kernel.sum_bytes,
+            "limit": kernel.limit, "allocations": len(kernel.allocations)}

@@ -1,0 +1,1 @@
+"""The report layer: text tables, JSON, diagnostics and pictures for people and tools."""

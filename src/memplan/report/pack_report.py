@@ -1,0 +1,55 @@
+"""What `memplan pack` shows: the plan per buffer, and how it compares to the bound."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..pack import PackResult
+from .table import format_table
+
+
+def summary_rows(result: PackResult) -> list[tuple[str, object]]:
+    capacity = result.problem.capacity
+    rows: list[tuple[str, object]] = [
+        ("buffers", len(result.problem)),
+        ("lower bound", result.lower_bound),
+        ("peak", result.peak),
+        ("peak / lower bound", f"{result.ratio:.4f}"),
+        ("capacity", capacity if capacity is not None else "none"),
+        ("fits capacity", "-" if result.fits is None else ("yes" if result.fits else "no")),
+        ("strategy", result.strategy),
+        ("solve time", f"{result.seconds:.3f} s"),
+    ]
+    return rows
+
+
+def format_pack_text(result: PackResult, show_buffers: bool = True) -> str:
+    parts = []
+    if show_buffers:
+        rows = [
+            (b.id, b.start, b.end, b.size, b.alignment, off, off + b.size)
+            for b, off in zip(result.problem.buffers, result.solution.offsets, strict=True)
+        ]
+        parts.append(format_table(
+            ("id", "lower", "upper", "size", "align", "offset", "end"), rows))
+        parts.append("")
+    width = max(len(k) for k, _ in summary_rows(result))
+    parts.extend(f"{k.ljust(width)}  {v}" for k, v in summary_rows(result))
+    return "\n".join(parts) + "\n"
+
+
+def pack_json(result: PackResult) -> dict[str, Any]:
+    return {
+        "buffers": [
+            {"id": b.id, "lower": b.start, "upper": b.end, "size": b.size,
+             "alignment": b.alignment, "offset": off}
+            for b, off in zip(result.problem.buffers, result.solution.offsets, strict=True)
+        ],
+        "lower_bound": result.lower_bound,
+        "peak": result.peak,
+        "ratio": result.ratio,
+        "capacity": result.problem.capacity,
+        "fits": result.fits,
+        "strategy": result.strategy,
+        "seconds": result.seconds,
+    }

@@ -1,0 +1,1 @@
+"""Check by execution: compile with iree-compile (llvm-cpu), run with iree-base-runtime."""

@@ -1,0 +1,77 @@
+"""Compile MLIR with IREE for the CPU and call its functions on NumPy arrays.
+
+A `LoadedProgram` keeps one runtime context alive, so `util.global` state
+persists across calls: calling a function several times is how stateful
+programs (a KV-cache step) are compared before and after a rewrite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import iree.compiler as iree_compiler
+import iree.runtime as iree_runtime
+import numpy as np
+
+from ..errors import InputError
+
+# A generic CPU keeps results reproducible across machines and silences IREE's
+# "defaulting to a generic CPU" warning; before/after runs use the same flags.
+COMPILE_FLAGS = ("--iree-llvmcpu-target-cpu=generic",)
+
+
+class CompileError(InputError):
+    """iree-compile refused the program; the first line of its diagnostic is kept."""
+
+
+def compile_to_vmfb(mlir_text: str, name: str = "<module>",
+                    extra_flags: Sequence[str] = ()) -> bytes:
+    try:
+        return iree_compiler.compile_str(
+            mlir_text, target_backends=["llvm-cpu"],
+            extra_args=[*COMPILE_FLAGS, *extra_flags],
+        )
+    except iree_compiler.CompilerToolError as err:
+        raise _compile_error(name, err) from None
+
+
+def _compile_error(name: str, err: Exception) -> CompileError:
+    """Keep the first `error:` diagnostic, with `<stdin>` named as the input."""
+    text = str(err)
+    start = text.find("error:")
+    if start < 0:
+        return CompileError(name, "iree-compile failed: " + text.strip().splitlines()[0])
+    line_start = text.rfind("\n", 0, start) + 1
+    line = text[line_start:].splitlines()[0]
+    line = line.split("<stdin>:0:0: warning")[0].replace("<stdin>", name).strip()
+    return CompileError(name, f"iree-compile failed: {line}")
+
+
+def compile_to_stream(mlir_text: str, name: str = "<module>",
+                      extra_flags: Sequence[str] = ()) -> str:
+    """IREE's `stream` dialect form: where its transients and copies can be counted."""
+    try:
+        return iree_compiler.compile_str(
+            mlir_text, target_backends=["llvm-cpu"],
+            extra_args=[*COMPILE_FLAGS, "--compile-to=stream", *extra_flags],
+        ).decode()
+    except iree_compiler.CompilerToolError as err:
+        raise _compile_error(name, err) from None
+
+
+class LoadedProgram:
+    """One compiled module in one runtime context (state survives between calls)."""
+
+    def __init__(self, vmfb: bytes, driver: str = "local-sync"):
+        self._context = iree_runtime.SystemContext(config=iree_runtime.Config(driver))
+        self._context.add_vm_module(iree_runtime.VmModule.copy_buffer(self._context.instance, vmfb))
+        self._module = self._context.modules.module
+
+    def call(self, function: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        result = self._module[function](*inputs)
+        results = result if isinstance(result, tuple | list) else (result,)
+        return [np.asarray(r) for r in results if r is not None]
+
+
+def load_program(mlir_text: str, name: str = "<module>") -> LoadedProgram:
+    return LoadedProgram(compile_to_vmfb(mlir_text, name))

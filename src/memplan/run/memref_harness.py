@@ -1,0 +1,273 @@
+"""Run memref-level functions with IREE, to compare a program before and after a rewrite.
+
+IREE's input ABI takes tensors, not memrefs (`bufferization.to_buffer` at the top level
+fails to legalize in iree-compile 3.13). What it does accept is a hand-written executable: a
+`stream.executable` whose module holds the program's functions unchanged plus an entry
+function that views each binding as the memref argument (`stream.binding.subspan`) and calls
+the function under test. (A `hal.executable.source` works too, except that IREE's stream-
+phase legality check then rejects `linalg` ops inside it.) One executable holds an export
+per function to run; host function `@main_k` dispatches export k with tensors,
+`flow.dispatch ... -> (%t0, ...)` (results tied to the operands), so every memref argument
+comes back with whatever the function wrote into it. Entries use IREE's default CPU pipeline
+(`#iree_cpu.pipeline<Default>`): tile-and-distribute fails on dynamic `linalg` ops.
+
+Both programs compile with `--iree-llvmcpu-fail-on-out-of-bounds-stack-allocation=false`:
+IREE 3.13 refuses a dynamic `memref.alloca` left in a loop ("all stack allocations need to
+be hoisted to the entry block"), which is exactly the "before" program; with the flag it
+compiles it as written (one `llvm.alloca` per iteration: the seed's bug), so the two can be
+run side by side.
+
+Heap allocations cannot run inside an IREE dispatch: `memref.alloc` lowers to calls to
+`malloc`/`free`, and the 3.13 runtime has no executable loader that resolves those imports
+("no executable loader registered for the given executable format"; embedded and system ELF
+alike). So the harness runs heap buffers from the stack, in both programs alike: every
+default-space `memref.alloc` becomes a `memref.alloca` of the same type at the same place
+and `memref.dealloc`s are dropped. Contents are fresh and uninitialised either way, so this
+tests what the rewrite does to data flow (views, moved sizes, users); it does not exercise
+the heap allocator itself.
+
+Accepted signatures: memref arguments of static shape and identity layout; integer/index
+arguments, passed as constants the caller chooses (the same for both programs); no results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from iree.compiler import ir
+from iree.compiler.dialects import memref
+
+from ..analysis.census import dynamic_size_operands
+from ..errors import InputError
+from ..ir import load_mlir, parse_mlir
+from ..ir.walk import (
+    functions,
+    has_identity_layout,
+    int_width,
+    memory_space_name,
+    shape_of,
+    source_argument_names,
+    symbol_name,
+    walk,
+)
+from .iree_exec import LoadedProgram, compile_to_vmfb
+
+_NUMPY_TYPES = {
+    "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+    "f16": np.float16, "f32": np.float32, "f64": np.float64,
+}
+ENTRY = "memplan_entry"
+# IREE's default CPU pipeline, without tile-and-distribute: its workgroup count hints
+# fail on a `linalg` op with dynamic sizes nested in the function under test.
+TRANSLATION = "translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<Default>>"
+COMPILE_FLAGS = ("--iree-llvmcpu-fail-on-out-of-bounds-stack-allocation=false",)
+
+
+@dataclass(frozen=True)
+class Argument:
+    type: str
+    is_memref: bool
+    shape: tuple[int, ...] = ()
+    dtype: type | None = None
+    tensor_type: str = ""  # the tensor the host passes for a memref argument
+
+
+@dataclass(frozen=True)
+class Comparison:
+    function: str
+    inputs: list[np.ndarray]
+    before: list[np.ndarray]
+    after: list[np.ndarray]
+
+    @property
+    def identical(self) -> bool:
+        return all(b.dtype == a.dtype and b.shape == a.shape and b.tobytes() == a.tobytes()
+                   for b, a in zip(self.before, self.after, strict=True))
+
+
+def signature(module: ir.Module, function: str) -> list[Argument]:
+    func = next((f for f in functions(module) if symbol_name(f) == function), None)
+    if func is None:
+        raise InputError("<program>", f"no function @{function}")
+    args = []
+    for value in func.regions[0].blocks[0].arguments:
+        type_ = value.type
+        if isinstance(type_, ir.MemRefType):
+            shape = shape_of(type_)
+            dtype = _NUMPY_TYPES.get(str(type_.element_type))
+            if None in shape or not has_identity_layout(type_) or dtype is None:
+                raise InputError("<program>", f"@{function}: argument type {type_} is not "
+                                 "supported by the harness (static shape, identity layout, "
+                                 "int/float elements)")
+            tensor = str(ir.RankedTensorType.get(list(shape), type_.element_type,
+                                                 loc=ir.Location.unknown(type_.context)))
+            static_shape = tuple(d for d in shape if d is not None)
+            args.append(Argument(str(type_), True, static_shape, dtype, tensor))
+        elif int_width(type_) is not None:
+            args.append(Argument(str(type_), False))
+        else:
+            raise InputError("<program>", f"@{function}: argument type {type_} is not supported")
+    return args
+
+
+@dataclass(frozen=True)
+class Call:
+    """One function to run, with the constants its integer/index arguments get."""
+
+    function: str
+    scalars: tuple[int, ...] = ()
+
+
+def wrap_for_iree(program: str, calls: Sequence[Call]) -> str:
+    """The program inside one executable; host function `@main_k(tensors...)` runs `calls[k]`
+    (an export each) and returns its memref arguments as tensors."""
+    module = parse_mlir(program)
+    signatures = [signature(module, call.function) for call in calls]
+    for func in functions(module):
+        # An executable's public functions must be `() -> ()` entry points.
+        func.attributes["sym_visibility"] = ir.StringAttr.get("private", module.context)
+        heap_to_stack(func)
+    body = "\n".join(op.operation.get_asm() for op in module.body.operations)
+    exports, entries, hosts = [], [], []
+    for k, (call, args) in enumerate(zip(calls, signatures, strict=True)):
+        export, entry, host = _wrap_call(k, call, args)
+        exports.append(export)
+        entries.append(entry)
+        hosts.append(host)
+    nl = "\n"
+    return f"""
+stream.executable private @memplan_ex {{
+{nl.join(exports)}
+  builtin.module {{
+{body}
+{nl.join(entries)}
+  }}
+}}
+{nl.join(hosts)}
+"""
+
+
+def _wrap_call(k: int, call: Call, args: Sequence[Argument]) -> tuple[str, str, str]:
+    """The export, the entry function (in the executable) and the host function of one call."""
+    memrefs = [a for a in args if a.is_memref]
+    lines, operands, scalar_values = ["%c0 = arith.constant 0 : index"], [], iter(call.scalars)
+    bindings = []
+    for i, a in enumerate(args):
+        if a.is_memref:
+            bindings.append(f"%b{i}: !stream.binding")
+            lines.append(f"%a{i} = stream.binding.subspan %b{i}[%c0] : !stream.binding -> {a.type}")
+        else:
+            value = next(scalar_values, None)
+            if value is None:
+                raise InputError("<program>", f"@{call.function}: give a value for argument #{i}")
+            lines.append(f"%a{i} = arith.constant {value} : {a.type}")
+        operands.append(f"%a{i}")
+    types = ", ".join(a.type for a in args)
+    lines.append(f"func.call @{call.function}({', '.join(operands)}) : ({types}) -> ()")
+    tensors = [a.tensor_type for a in memrefs]
+    params = ", ".join(f"%t{i}: {t}" for i, t in enumerate(tensors))
+    tied = ", ".join(f"%t{i}" for i in range(len(tensors)))
+    results = ", ".join(f"%r#{i}" for i in range(len(tensors)))
+    body = "\n".join("      " + line for line in lines)
+    export = f"""  stream.executable.export public @{ENTRY}_{k} workgroups() -> (index, index, index) {{
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }}"""
+    entry = f"""    func.func @{ENTRY}_{k}({', '.join(bindings)}) attributes {{{TRANSLATION}}} {{
+{body}
+      return
+    }}"""
+    host = f"""func.func @main_{k}({params}) -> ({', '.join(tensors)}) {{
+  %r:{len(tensors)} = flow.dispatch @memplan_ex::@{ENTRY}_{k}({tied}) : ({', '.join(tensors)}) -> ({tied})
+  return {results} : {', '.join(tensors)}
+}}"""
+    return export, entry, host
+
+
+def heap_to_stack(func: ir.Operation) -> None:
+    """`memref.alloc` → `memref.alloca` in place, deallocs dropped (see the module docstring)."""
+    for op in list(walk(func)):
+        if op.name == "memref.dealloc":
+            op.erase()
+        elif op.name == "memref.alloc" and memory_space_name(op.results[0].type) is None:
+            kwargs = {"alignment": op.attributes["alignment"]} if "alignment" in op.attributes \
+                else {}
+            sizes = dynamic_size_operands(op)
+            stack = memref.AllocaOp(op.results[0].type, sizes, list(op.operands)[len(sizes):],
+                                    loc=op.location, ip=ir.InsertionPoint(op), **kwargs)
+            op.results[0].replace_all_uses_with(stack.result)
+            op.erase()
+
+
+def random_inputs(args: Sequence[Argument], seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for a in args:
+        if not a.is_memref:
+            continue
+        if np.issubdtype(a.dtype, np.integer):
+            arrays.append(rng.integers(-100, 100, size=a.shape).astype(a.dtype))
+        else:
+            arrays.append(rng.standard_normal(size=a.shape).astype(a.dtype))
+    return arrays
+
+
+def run_memref_functions(program: str, calls: Sequence[Call],
+                         inputs: Sequence[Sequence[np.ndarray]]) -> list[list[np.ndarray]]:
+    """Compile once, run each call on (a copy of) its inputs: the memref arguments after."""
+    wrapped = wrap_for_iree(program, calls)
+    loaded = LoadedProgram(compile_to_vmfb(wrapped, "<memplan harness>", COMPILE_FLAGS))
+    return [loaded.call(f"main_{k}", [np.copy(x) for x in xs]) for k, xs in enumerate(inputs)]
+
+
+def check_equivalent(before_text: str, after_text: str, functions_: str | Sequence[str | Call],
+                     seed: int = 0) -> list[Comparison]:
+    """Compile both programs with IREE (llvm-cpu) and run each function on the same random
+    buffers; `Comparison.identical` says whether every output buffer is bit-identical."""
+    if isinstance(functions_, str):
+        functions_ = [functions_]
+    calls = [c if isinstance(c, Call) else Call(c) for c in functions_]
+    module = parse_mlir(before_text)
+    inputs = [random_inputs(signature(module, c.function), seed + k) for k, c in enumerate(calls)]
+    before = run_memref_functions(before_text, calls, inputs)
+    after = run_memref_functions(after_text, calls, inputs)
+    return [Comparison(c.function, x, b, a)
+            for c, x, b, a in zip(calls, inputs, before, after, strict=True)]
+
+
+def runnable_calls(program_path: str, values: Mapping[str, int]) -> tuple[list[Call], list[str]]:
+    """Calls for every public function of a file the harness can run, and why others cannot.
+
+    Integer/index arguments take their value from `values`, by SSA name (`n`) or
+    0-based position (`"1"`), optionally prefixed by the function (`@f:n`).
+    """
+    calls, skipped = [], []
+    for chunk in load_mlir(program_path):
+        for func in functions(chunk.module):
+            name = symbol_name(func)
+            if "sym_visibility" in func.attributes:
+                continue  # private helpers run through the public functions calling them
+            try:
+                args = signature(chunk.module, name)
+            except InputError as err:
+                skipped.append(f"@{name}: {err.reason}")
+                continue
+            arg_names = source_argument_names(func, program_path)
+            scalars, missing = [], []
+            for i, (a, arg_name) in enumerate(zip(args, arg_names, strict=True)):
+                if a.is_memref:
+                    continue
+                keys = [f"@{name}:{arg_name}", f"@{name}:{i}", str(arg_name), str(i)]
+                value = next((values[k] for k in keys if k in values), None)
+                if value is None:
+                    missing.append(f"%{arg_name}" if arg_name else f"#{i}")
+                else:
+                    scalars.append(value)
+            if missing:
+                skipped.append(f"@{name}: needs a value for {', '.join(missing)} "
+                               "(--run-arg NAME=VALUE)")
+            else:
+                calls.append(Call(name, tuple(scalars)))
+    return calls, skipped

@@ -1,0 +1,235 @@
+"""Read target descriptions from TOML, refusing anything malformed in one line.
+
+Every complaint names the file and the key (`pools[1].capacity`) and says why;
+a description that loads is consistent: every device a space names is one of
+the target's devices, pool names are unique, the stack's per-allocation limit
+is within its frame, alignments are powers of two.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from dataclasses import replace
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..errors import InputError
+from .model import RESERVED_SPACE_NAMES, Heap, Pool, StackSpace, Target, WorkgroupSpace
+
+T = TypeVar("T")
+
+_PRESET_PACKAGE = "memplan.targets.presets"
+_SPACE_KEYS = {"stack", "workgroup", "pools", "heap"}
+_TOP_LEVEL_KEYS = {"name", "description", "devices"} | _SPACE_KEYS
+
+
+def list_presets() -> list[str]:
+    """Names of the targets shipped with memplan (file names may hold '+', e.g. a CPU+NPU)."""
+    files = resources.files(_PRESET_PACKAGE).iterdir()
+    return sorted(f.name.removesuffix(".toml") for f in files if f.name.endswith(".toml"))
+
+
+def load_target(name_or_path: str) -> Target:
+    """A preset name (`x86_64`) or a path to a `.toml` file."""
+    if name_or_path.endswith(".toml") or "/" in name_or_path:
+        path = Path(name_or_path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            raise InputError(path, f"cannot read target file: {reason}") from None
+        return parse_target(text, str(path))
+    if name_or_path not in list_presets():
+        raise InputError(
+            "--target", f"unknown target '{name_or_path}' (known: {', '.join(list_presets())})"
+        )
+    text = resources.files(_PRESET_PACKAGE).joinpath(f"{name_or_path}.toml").read_text()
+    return parse_target(text, f"<preset {name_or_path}>")
+
+
+def parse_target(text: str, path: str) -> Target:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(path, f"invalid TOML: {err}") from None
+    reader = _Reader(path)
+    _reject_unknown_top_level(reader, data)
+    devices = tuple(reader.strings(data, "devices", "", required=True))
+    target = Target(
+        name=reader.string(data, "name", ""),
+        description=reader.text(data, "description", ""),
+        devices=devices,
+        stack=reader.section(data, "stack", _stack),
+        workgroup=reader.section(data, "workgroup", _workgroup),
+        pools=tuple(_pool(reader, table, f"pools[{i}]")
+                    for i, table in enumerate(reader.tables(data, "pools"))),
+        heap=reader.section(data, "heap", _heap),
+        source=path,
+    )
+    _check_consistency(reader, target)
+    return _default_reach(target)
+
+
+def _default_reach(target: Target) -> Target:
+    """An omitted `addressable_by`/`reachable_by` of the stack or heap means the first
+    device: the one that runs the code owns its stack and its heap."""
+    first = (target.default_device,)
+    if target.stack and not target.stack.addressable_by:
+        target = replace(target, stack=replace(target.stack, addressable_by=first))
+    if target.heap and not target.heap.reachable_by:
+        target = replace(target, heap=replace(target.heap, reachable_by=first))
+    return target
+
+
+def _reject_unknown_top_level(r: _Reader, data: dict[str, Any]) -> None:
+    # A table we do not know is most likely a memory space we do not model
+    # (`[scratchpad]`): say so rather than "unknown key".
+    for key, value in data.items():
+        if key in _TOP_LEVEL_KEYS:
+            continue
+        if isinstance(value, dict | list):
+            raise r.fail("", key, "unknown memory space (known: stack, workgroup, [[pools]], "
+                         "heap; a named memory is a [[pools]] entry)")
+        raise r.fail("", key, f"unknown key (allowed: {', '.join(sorted(_TOP_LEVEL_KEYS))})")
+
+
+def _check_consistency(r: _Reader, target: Target) -> None:
+    """Cross-field rules a single key cannot express."""
+    if len(set(target.devices)) != len(target.devices):
+        raise r.fail("", "devices", "a device is listed twice")
+    known = set(target.devices)
+    users: list[tuple[str, str, tuple[str, ...]]] = []
+    if target.stack:
+        users.append(("stack", "addressable_by", target.stack.addressable_by))
+        limit = target.stack.max_allocation
+        if limit is not None and limit > target.stack.max_frame:
+            raise r.fail("stack", "max_allocation",
+                         f"{limit} is larger than max_frame {target.stack.max_frame}")
+    users += [(f"pools[{i}]", "reachable_by", p.reachable_by) for i, p in enumerate(target.pools)]
+    if target.heap:
+        users.append(("heap", "reachable_by", target.heap.reachable_by))
+    for where, key, names in users:
+        for name in names:
+            if name not in known:
+                raise r.fail(where, key, f"unknown device '{name}' (devices: "
+                             f"{', '.join(target.devices)})")
+    seen: set[str] = set()
+    for i, pool in enumerate(target.pools):
+        if pool.name in RESERVED_SPACE_NAMES:
+            raise r.fail(f"pools[{i}]", "name", f"'{pool.name}' names another kind of space")
+        if pool.name in seen:
+            raise r.fail(f"pools[{i}]", "name", f"pool '{pool.name}' is defined twice")
+        seen.add(pool.name)
+
+
+def _stack(r: _Reader, t: dict[str, Any], where: str) -> StackSpace:
+    r.reject_unknown(t, {"max_frame", "max_allocation", "alignment", "addressable_by",
+                         "description"}, where)
+    return StackSpace(
+        max_frame=r.size(t, "max_frame", where),
+        max_allocation=r.size(t, "max_allocation", where, required=False),
+        alignment=r.alignment(t, where, 16),
+        addressable_by=tuple(r.strings(t, "addressable_by", where)),
+        description=r.text(t, "description", where),
+    )
+
+
+def _workgroup(r: _Reader, t: dict[str, Any], where: str) -> WorkgroupSpace:
+    r.reject_unknown(t, {"limit_per_kernel", "alignment", "description"}, where)
+    return WorkgroupSpace(
+        limit_per_kernel=r.size(t, "limit_per_kernel", where),
+        alignment=r.alignment(t, where, 16),
+        description=r.text(t, "description", where),
+    )
+
+
+def _pool(r: _Reader, t: dict[str, Any], where: str) -> Pool:
+    r.reject_unknown(t, {"name", "capacity", "alignment", "reachable_by", "description"}, where)
+    return Pool(
+        name=r.string(t, "name", where),
+        capacity=r.size(t, "capacity", where),
+        alignment=r.alignment(t, where, 16),
+        reachable_by=tuple(r.strings(t, "reachable_by", where, required=True)),
+        description=r.text(t, "description", where),
+    )
+
+
+def _heap(r: _Reader, t: dict[str, Any], where: str) -> Heap:
+    r.reject_unknown(t, {"capacity", "alignment", "reachable_by", "description"}, where)
+    return Heap(
+        reachable_by=tuple(r.strings(t, "reachable_by", where)),
+        capacity=r.size(t, "capacity", where, required=False),
+        alignment=r.alignment(t, where, 64),
+        description=r.text(t, "description", where),
+    )
+
+
+class _Reader:
+    """Typed access to TOML tables; every complaint names the file and the key."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def fail(self, where: str, key: str, reason: str) -> InputError:
+        return InputError(self.path, reason, f"{where}.{key}" if where else key)
+
+    def reject_unknown(self, table: dict[str, Any], allowed: set[str], where: str) -> None:
+        for key in table:
+            if key not in allowed:
+                raise self.fail(where, key, f"unknown key (allowed: {', '.join(sorted(allowed))})")
+
+    def string(self, t: dict[str, Any], key: str, where: str) -> str:
+        value = t.get(key)
+        if not isinstance(value, str) or not value:
+            raise self.fail(where, key, "missing or not a non-empty string")
+        return value
+
+    def text(self, t: dict[str, Any], key: str, where: str) -> str:
+        """An optional free-text field."""
+        value = t.get(key, "")
+        if not isinstance(value, str):
+            raise self.fail(where, key, "must be a string")
+        return value
+
+    def alignment(self, t: dict[str, Any], where: str, default: int) -> int:
+        value = self.size(t, "alignment", where, required=False)
+        if value is None:
+            return default
+        if value & (value - 1):
+            raise self.fail(where, "alignment", f"must be a power of two, not {value}")
+        return value
+
+    def strings(self, t: dict[str, Any], key: str, where: str, required: bool = False) -> list[str]:
+        value = t.get(key)
+        if value is None and not required:
+            return []
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise self.fail(where, key, "missing or not a list of names")
+        return value
+
+    def size(self, t: dict[str, Any], key: str, where: str, required: bool = True) -> int | None:
+        value = t.get(key)
+        if value is None:
+            if required:
+                raise self.fail(where, key, "missing")
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise self.fail(where, key, f"must be a positive number of bytes, not {value!r}")
+        return value
+
+    def section(self, data: dict[str, Any], key: str,
+                build: Callable[[_Reader, dict[str, Any], str], T]) -> T | None:
+        table = data.get(key)
+        if table is None:
+            return None
+        if not isinstance(table, dict):
+            raise self.fail("", key, "must be a table")
+        return build(self, table, key)
+
+    def tables(self, data: dict[str, Any], key: str) -> list[dict[str, Any]]:
+        value = data.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise self.fail("", key, "must be an array of tables ([[pools]])")
+        return value

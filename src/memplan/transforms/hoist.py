@@ -1,0 +1,355 @@
+"""Hoist-and-bound: allocations leave their loops; stack allocations get a static size.
+
+Matches every `memref.alloca` and `memref.alloc` inside a sequential loop
+(`scf.for`, `affine.for`, `scf.while`), and every dynamic `memref.alloca`.
+
+Rewrites, in this order of preference:
+1. Static shape: the allocation moves to the function entry.
+2. Heap, sizes invariant in every enclosing loop: the allocation moves, with the
+   side-effect-free ops computing its sizes, to just before the outermost loop.
+3. Sizes with a proven bound (range analysis): one static allocation of the
+   bound at the function entry; at the old place a view of the dynamic size
+   replaces the allocation for every user:
+   - a `memref.subview` (offsets 0, strides 1; layout `strided<[bound strides]>`)
+     when every user takes any strided layout: `memref.load/store`,
+     `affine.load/store`, `vector` transfers/loads/stores, `linalg` ops,
+     `memref.copy`, `memref.dim`, and `memref.subview` (whose result type is
+     re-inferred, and its users checked the same way);
+   - otherwise (a `func.call` whose callee wants `memref<8x?xi32>`, a
+     `memref.cast`, a rank-reducing subview, `collapse_shape`, any other op) a
+     `memref.reinterpret_cast` to the original identity-layout type with packed
+     strides: the type is unchanged, so no user and no callee changes. The
+     buffer is fresh (uninitialised) every iteration, so which layout holds its
+     elements is invisible; the packed view is a prefix of the bound buffer.
+     A `memref.cast` to the original type would not do: it would claim the
+     identity layout for memory laid out with the bound's strides.
+   For the stack this is preferred to 2: the frame must hold the bound anyway.
+4. Stack, unbounded but invariant in some loops: moves before the outermost
+   such loop (it no longer grows the stack per iteration), and stays an error.
+A heap allocation's `memref.dealloc` (one, in the allocation's block) moves to
+just after the outermost loop left, and frees the bound buffer.
+
+Refuses (error diagnostic, IR untouched): sizes that vary in the loop and have
+no bound; a buffer that escapes its iteration (`scf.yield`, `func.return`,
+branches, an op that returns a new buffer or tensor from it); deallocs
+elsewhere than the allocation's block; layout symbol operands. It never moves
+an allocation out of a parallel loop (`scf.parallel`, `scf.forall`,
+`affine.parallel`): its iterations each need their own buffer.
+
+Hoisting out of a loop that may run zero times allocates where the program
+did not; sizes are only moved when their computation cannot fail (divisions
+only by a divisor proven non-zero), as MLIR's buffer-loop-hoisting does.
+Created ops carry the location of the allocation they replace.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from iree.compiler import ir
+from iree.compiler.dialects import arith, memref
+
+from ..analysis.census import (
+    VIEW_OPS,
+    FunctionFacts,
+    allocation_ops,
+    bound_dims,
+    dynamic_size_operands,
+    function_facts,
+)
+from ..analysis.ranges import Assumption
+from ..diagnostic import Diagnostic, Note
+from ..ir import MlirChunk, source_loc
+from ..ir.walk import (
+    DYNAMIC,
+    LOOP_OPS,
+    element_bytes,
+    enclosing_loops,
+    functions,
+    shape_of,
+    users,
+)
+
+PARALLEL_LOOPS = frozenset({"scf.parallel", "scf.forall", "affine.parallel"})
+# Users that read or write a memref through its strides, whatever the layout.
+ANY_LAYOUT_USERS = frozenset({
+    "memref.load", "memref.store", "affine.load", "affine.store", "affine.vector_load",
+    "affine.vector_store", "vector.transfer_read", "vector.transfer_write", "vector.load",
+    "vector.store", "vector.maskedload", "vector.maskedstore", "memref.copy", "memref.dim",
+    "memref.prefetch", "memref.atomic_rmw", "memref.generic_atomic_rmw",
+})
+# Users through which the buffer would outlive the iteration it was made for.
+ESCAPES = frozenset({
+    "scf.yield", "scf.condition", "affine.yield", "func.return", "cf.br", "cf.cond_br",
+    "gpu.return", "util.return", "bufferization.to_tensor",
+})
+_DYNAMIC_STRIDE = ir.ShapedType.get_dynamic_stride_or_offset()
+
+
+@dataclass
+class HoistReport:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    rewritten: int = 0
+
+
+def hoist_and_bound(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) -> HoistReport:
+    """Rewrite every function of the chunk in place; say what was done and what was refused."""
+    report = HoistReport()
+    with chunk.context:
+        for func in functions(chunk.module):
+            _hoist_function(func, chunk, assumptions, report)
+    return report
+
+
+def _hoist_function(func: ir.Operation, chunk: MlirChunk, assumptions: Sequence[Assumption],
+                    report: HoistReport) -> None:
+    facts = function_facts(func, chunk.path, assumptions)
+    anchor = _anchor(func)
+    for op in allocation_ops(func):
+        if op.name in ("memref.alloc", "memref.alloca"):
+            _Hoist(op, facts, chunk.path, anchor, report).run()
+
+
+def _anchor(region_op: ir.Operation) -> ir.Operation:
+    """Where hoisted allocations go in `region_op`'s first block: before its first op that is
+    never erased (an allocation may be replaced, so it cannot be the anchor). Allocations
+    hoisted one after the other keep their source order."""
+    return next(op.operation for op in region_op.regions[0].blocks[0].operations
+                if op.operation.name not in ("memref.alloc", "memref.alloca"))
+
+
+class _Hoist:
+    """The rewrite of one allocation op."""
+
+    def __init__(self, op: ir.Operation, facts: FunctionFacts, path: str, anchor: ir.Operation,
+                 report: HoistReport):
+        self.op, self.facts, self.path, self.report = op, facts, path, report
+        self.loc = source_loc(op, path)
+        self.is_stack = op.name == "memref.alloca"
+        self.type = ir.MemRefType(op.results[0].type)
+        self.shape = shape_of(self.type)
+        loops = enclosing_loops(op)
+        parallel = [i for i, loop in enumerate(loops) if loop.name in PARALLEL_LOOPS]
+        # Only the sequential loops inside the innermost parallel loop may be left.
+        self.loops = loops[parallel[-1] + 1:] if parallel else loops
+        self.anchor = anchor if not parallel else _anchor(loops[parallel[-1]])
+        self.destination = "the function entry" if not parallel else \
+            f"the start of the enclosing `{loops[parallel[-1]].name}` body"
+        self.sizes = dynamic_size_operands(op)
+        self.dealloc: ir.Operation | None = None
+
+    # diagnostics
+
+    def remark(self, message: str, notes: Sequence[Note] = ()) -> None:
+        self.report.rewritten += 1
+        self.report.diagnostics.append(Diagnostic("remark", self.loc, message, notes,
+                                                  code="hoisted"))
+
+    def error(self, message: str, notes: Sequence[Note] = ()) -> None:
+        self.report.diagnostics.append(Diagnostic("error", self.loc, message, notes,
+                                                  code="not-hoisted"))
+
+    @property
+    def what(self) -> str:
+        return f"{'stack' if self.is_stack else 'heap'} allocation of {self.type}"
+
+    # the decision
+
+    def run(self) -> None:
+        op = self.op
+        if not self.loops and not (self.is_stack and self.sizes):
+            return  # nothing to improve: outside loops, and static or on the heap
+        if len(op.operands) > len(self.sizes):
+            return self.error(f"{self.what} has layout symbol operands; not hoisted")
+        escape = _escape(op.results[0])
+        if escape is not None:
+            return self.error(f"{self.what} is not hoisted: the buffer escapes its iteration "
+                              f"through `{escape.name}`",
+                              [Note(source_loc(escape, self.path), "escapes here")])
+        deallocs = [u for u in users(op.results[0]) if u.name == "memref.dealloc"]
+        if len(deallocs) > 1 or (deallocs and deallocs[0].block != op.block):
+            return self.error(f"{self.what} is not hoisted: it is freed outside its own block")
+        self.dealloc = deallocs[0] if deallocs else None
+
+        if not self.sizes:
+            return self._move_to_entry()
+        bounds, reason = bound_dims(self.shape, self.sizes, self.facts.ranges)
+        invariant = self._outermost_invariant_loop()
+        if not self.is_stack and invariant is not None and invariant == self.loops[0]:
+            return self._move_before(invariant)
+        if reason is None:
+            return self._bind(bounds)
+        if invariant is not None:
+            self._move_before(invariant)
+            if self.is_stack or invariant != self.loops[0]:
+                return self.error(f"{self.what} has no proven size bound; it was moved out of "
+                                  "the loops its size does not depend on, no further",
+                                  [Note(self.loc, reason)])
+            return None
+        return self.error(f"{self.what} is not hoisted: its size changes in the loop and has no "
+                          "proven bound", [Note(self.loc, reason)])
+
+    def _outermost_invariant_loop(self) -> ir.Operation | None:
+        ranges = self.facts.ranges
+        for loop in self.loops:
+            if all(ranges.pure_slice(size, loop) is not None for size in self.sizes):
+                return loop
+        return None
+
+    # the rewrites
+
+    def _move_to_entry(self) -> None:
+        self.op.move_before(self.anchor)
+        self._move_dealloc(self.op.results[0])
+        self.remark(f"hoisted {self.what} ({_bytes(self.type)} bytes) to {self.destination}")
+
+    def _move_before(self, loop: ir.Operation) -> None:
+        for size in self.sizes:
+            for op in self.facts.ranges.pure_slice(size, loop) or []:
+                op.move_before(loop)
+        self.op.move_before(loop)
+        self._move_dealloc(self.op.results[0], loop)
+        line = source_loc(loop, self.path)
+        self.remark(f"hoisted {self.what} with its loop-invariant size out of the loop at line "
+                    f"{line.line if line else '?'}")
+
+    def _move_dealloc(self, buffer: ir.Value, outermost: ir.Operation | None = None) -> None:
+        if self.dealloc is None:
+            return
+        outermost = outermost or (self.loops[0] if self.loops else None)
+        if outermost is None:
+            return
+        memref.DeallocOp(buffer, loc=self.dealloc.location, ip=ir.InsertionPoint.after(outermost))
+        self.dealloc.erase()
+
+    def _bind(self, bounds: tuple[int | None, ...]) -> None:
+        """Static allocation of the bound at the entry; a view of the dynamic size in place."""
+        op, loc = self.op, self.op.location
+        big_type = ir.MemRefType.get(list(bounds), self.type.element_type,
+                                     memory_space=self.type.memory_space, loc=loc)
+        kwargs = {}
+        if "alignment" in op.attributes:
+            kwargs["alignment"] = op.attributes["alignment"]
+        create = memref.AllocaOp if self.is_stack else memref.AllocOp
+        big = create(big_type, [], [], loc=loc, ip=ir.InsertionPoint(self.anchor),
+                     **kwargs).result
+        needs_type = _needs_original_type(op.results[0])
+        with loc, ir.InsertionPoint(op):
+            if needs_type is None:
+                view = self._subview(big, big_type)
+                how = "a memref.subview"
+            else:
+                view = self._packed_view(big)
+                how = (f"a memref.reinterpret_cast keeping the original type (`{needs_type.name}` "
+                       "needs it)")
+        old = op.results[0]
+        old.replace_all_uses_with(view)
+        self._move_dealloc(big)
+        if needs_type is None:
+            _retype_subviews(view)
+        op.erase()
+        self.remark(f"{self.what} bound to {big_type} ({_bytes(big_type)} bytes) at "
+                    f"{self.destination}; the loop views its dynamic size through {how}")
+
+    def _subview(self, big: ir.Value, big_type: ir.MemRefType) -> ir.Value:
+        strides, _ = big_type.get_strides_and_offset()
+        layout = ir.StridedLayoutAttr.get(0, strides)
+        view_type = ir.MemRefType.get(list(self.type.shape), self.type.element_type,
+                                      layout=layout, memory_space=self.type.memory_space)
+        rank = len(self.shape)
+        return memref.SubViewOp(view_type, big, [], self.sizes, [], [0] * rank,
+                                list(self.type.shape), [1] * rank).result
+
+    def _packed_view(self, big: ir.Value) -> ir.Value:
+        """The original identity-layout type over the bound buffer, rows packed."""
+        strides, _ = self.type.get_strides_and_offset()
+        stride_values = []
+        sizes = iter(self.sizes)
+        dims = [d if d is not None else next(sizes) for d in self.shape]
+        for i, stride in enumerate(strides):
+            if stride != _DYNAMIC_STRIDE:
+                continue
+            static = math.prod(d for d in dims[i + 1:] if isinstance(d, int))
+            value = None if static == 1 else arith.ConstantOp(ir.IndexType.get(), static).result
+            for d in dims[i + 1:]:
+                if not isinstance(d, int):
+                    value = d if value is None else arith.MulIOp(value, d).result
+            stride_values.append(value)
+        return memref.ReinterpretCastOp(self.type, big, [], self.sizes, stride_values, [0],
+                                        list(self.type.shape), strides).result
+
+
+def _bytes(type_: ir.MemRefType) -> int:
+    return (element_bytes(type_.element_type) or 0) * math.prod(type_.shape)
+
+
+def _escape(buffer: ir.Value) -> ir.Operation | None:
+    """A user through which the buffer (or a view of it) leaves the iteration, if any."""
+    for user, value in _uses_through_views(buffer):
+        if user.name in ESCAPES or user.name in LOOP_OPS:
+            return user
+        is_view = user.name in VIEW_OPS and user.operands[0] == value
+        if not is_view and any(isinstance(r.type, ir.MemRefType | ir.RankedTensorType)
+                               for r in user.results):
+            return user  # a new buffer or tensor made from ours may be kept
+    return None
+
+
+def _uses_through_views(buffer: ir.Value) -> list[tuple[ir.Operation, ir.Value]]:
+    found, pending = [], [buffer]
+    while pending:
+        value = pending.pop()
+        for user in users(value):
+            found.append((user, value))
+            if user.name in VIEW_OPS and user.operands[0] == value:
+                pending.extend(user.results)
+    return found
+
+
+def _needs_original_type(buffer: ir.Value) -> ir.Operation | None:
+    """The first user that would not accept a strided view in place of the buffer."""
+    for user in users(buffer):
+        if user.name in ANY_LAYOUT_USERS or user.name.startswith("linalg.") or \
+                user.name == "memref.dealloc":
+            continue
+        if user.name == "memref.subview" and user.operands[0] == buffer and \
+                ir.MemRefType(user.results[0].type).rank == ir.MemRefType(buffer.type).rank:
+            inner = _needs_original_type(user.results[0])
+            if inner is None:
+                continue
+            return inner
+        return user
+    return None
+
+
+def _retype_subviews(view: ir.Value) -> None:
+    """Give subviews of `view` the result type inferred from its (new) strided layout."""
+    for user in users(view):
+        if user.name != "memref.subview" or user.operands[0] != view:
+            continue
+        result = user.results[0]
+        result.set_type(_subview_type(ir.MemRefType(view.type), user))
+        _retype_subviews(result)
+
+
+def _subview_type(source: ir.MemRefType, subview: ir.Operation) -> ir.MemRefType:
+    """`memref.subview`'s inferred result type (not rank-reducing)."""
+    offsets = list(ir.DenseI64ArrayAttr(subview.attributes["static_offsets"]))
+    sizes = list(ir.DenseI64ArrayAttr(subview.attributes["static_sizes"]))
+    steps = list(ir.DenseI64ArrayAttr(subview.attributes["static_strides"]))
+    strides, offset = source.get_strides_and_offset()
+    dyn = _DYNAMIC_STRIDE
+    new_strides = [dyn if s == dyn or k == dyn else s * k for s, k in zip(strides, steps,
+                                                                         strict=True)]
+    new_offset = offset
+    for o, s in zip(offsets, strides, strict=True):
+        if new_offset == dyn or o == dyn or s == dyn:
+            new_offset = dyn
+        else:
+            new_offset += o * s
+    shape = [DYNAMIC if s == ir.ShapedType.get_dynamic_size() else s for s in sizes]
+    return ir.MemRefType.get(shape, source.element_type,
+                             layout=ir.StridedLayoutAttr.get(new_offset, new_strides),
+                             memory_space=source.memory_space, loc=subview.location)

@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def minimalloc_dir() -> Path:
+    path = SHARED / "data" / "minimalloc"
+    if not path.is_dir():
+        pytest.skip(f"shared data not found at {path}")
+    return path
+
+
+@pytest.fixture
+def data() -> Path:
+    return DATA
+
+
+@pytest.fixture
+def small_stack_target(tmp_path: Path) -> str:
+    """A target whose stack frame holds 512 bytes (the seed's buffer needs 1 KiB)."""
+    path = tmp_path / "tiny.toml"
+    path.write_text('name = "tiny"\ndevices = ["cpu"]\n\n[stack]\nmax_frame = 512\n'
+                    'alignment = 16\naddressable_by = ["cpu"]\n')
+    return str(path)
