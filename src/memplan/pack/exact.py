@@ -7,8 +7,10 @@ by node counts, never by the clock, so the same input and options give the
 same answer whenever the search finishes within the limit.
 
 Minimising is a sequence of decisions (decide.py) on a target peak:
-- the capacity first, when the best plan does not fit it yet;
-- the bound: the live-bytes lower bound is tight on most real
+- the bound, under a small node budget: it is tight on most real instances,
+  and a plan that reaches it needs no further proof;
+- the capacity, when the best plan does not fit it yet, without a budget;
+- the bound again: the live-bytes lower bound is tight on most real
   instances, and a packing that reaches it is optimal with no further proof;
 - then the midpoint between the proven bound and the best plan.
 Each decision runs under a node budget; when neither target is settled
@@ -130,6 +132,12 @@ class _Run:
 
     def minimize(self, capacity: int | None) -> ExactResult:
         # A plan that fits the capacity is what the caller needs first; when the
+        # bound equals the capacity, as it often does, that plan is also optimal.
+        # The bound, briefly: when it is tight the search usually meets it fast.
+        if self.bound < self.best_peak and self.bound != capacity:
+            if self._ask(self.bound, FIRST_NODE_BUDGET).status == "timeout":
+                return self._result("timeout")
+        # A plan that fits the capacity is what the caller needs next; when the
         # bound equals the capacity, as it often does, that plan is also optimal.
         needs_fit = capacity is not None and self.bound <= capacity < self.best_peak
         if needs_fit and self._ask(capacity).status == "timeout":
