@@ -47,7 +47,23 @@ def add_pack_command(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", help="draw the layout (.svg, .png or .pdf)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--summary", action="store_true", help="omit the per-buffer table")
+    p.add_argument("--exact", action="store_true", help="search until the buffers fit the "
+                   "capacity, or prove they cannot")
+    p.add_argument("--minimize", action="store_true", help="find the lowest peak and prove "
+                   "it optimal (implies --exact)")
+    p.add_argument("--time-limit", type=non_negative_seconds, metavar="S",
+                   help="stop the exact search after S seconds with the best plan so far")
     p.set_defaults(run=run_pack)
+
+
+def non_negative_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds") from None
+    if not value >= 0 or value == float("inf"):  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text} is not a finite non-negative number")
+    return value
 
 
 def run_pack(args: argparse.Namespace) -> int:
@@ -57,8 +73,17 @@ def run_pack(args: argparse.Namespace) -> int:
     for output in (args.output, args.plot):
         if output:
             refuse_overwriting_input(output, [args.file])
+    exact = args.exact or args.minimize
+    if args.time_limit is not None and not exact:
+        raise InputError(args.file, "--time-limit applies to the exact solver: add --exact "
+                         "or --minimize")
     problem = read_problem(args.file, args.capacity)
-    result = plan(problem)
+    if exact:
+        from .pack.planner import plan_exact
+
+        result = plan_exact(problem, minimize=args.minimize, time_limit=args.time_limit)
+    else:
+        result = plan(problem)
     if args.plot:
         from .report.layout_plot import save_layout_plot
 

@@ -7,15 +7,16 @@ by node counts, never by the clock, so the same input and options give the
 same answer whenever the search finishes within the limit.
 
 Minimising is a sequence of decisions (decide.py) on a target peak:
-- the bound, under a small node budget: it is tight on most real instances,
-  and a plan that reaches it needs no further proof;
-- the capacity, when the best plan does not fit it yet, without a budget;
-- the bound again: the live-bytes lower bound is tight on most real
-  instances, and a packing that reaches it is optimal with no further proof;
-- then the midpoint between the proven bound and the best plan.
-Each decision runs under a node budget; when neither target is settled
-within it, the budget grows fourfold. A "feasible" answer lowers the best
-plan, an "infeasible" one raises the proven bound, until they meet.
+- the capacity first, when the best plan does not fit it yet (no node budget:
+  a plan that fits is what the caller needs; when the bound equals the
+  capacity, as it often does, that plan is also optimal);
+- then, under a node budget, the bound (tight on most real instances, and a
+  plan that reaches it needs no further proof), one byte below the best plan
+  (usually easy, and it often lands well below), and the midpoint (a proof
+  there halves the gap).
+When no target is settled within the budget, the budget grows fourfold. A
+"feasible" answer lowers the best plan, an "infeasible" one raises the
+proven bound, until they meet.
 """
 
 from __future__ import annotations
@@ -133,11 +134,7 @@ class _Run:
     def minimize(self, capacity: int | None) -> ExactResult:
         # A plan that fits the capacity is what the caller needs first; when the
         # bound equals the capacity, as it often does, that plan is also optimal.
-        # The bound, briefly: when it is tight the search usually meets it fast.
-        if self.bound < self.best_peak and self.bound != capacity:
-            if self._ask(self.bound, FIRST_NODE_BUDGET).status == "timeout":
-                return self._result("timeout")
-        # A plan that fits the capacity is what the caller needs next; when the
+        # A plan that fits the capacity is what the caller needs first; when the
         # bound equals the capacity, as it often does, that plan is also optimal.
         needs_fit = capacity is not None and self.bound <= capacity < self.best_peak
         if needs_fit and self._ask(capacity).status == "timeout":
@@ -162,9 +159,12 @@ class _Run:
         return self._result("optimal")
 
     def _targets(self) -> list[int]:
-        """The bound itself, then halfway to the best plan (below it)."""
-        middle = (self.bound + self.best_peak - 1) // 2
-        return [self.bound] if middle <= self.bound else [self.bound, middle]
+        """The bound itself (a plan there needs no proof), then just below the best
+        plan (usually easy, and the plan found often lands well below the target),
+        then halfway between them (a proof there halves the gap)."""
+        below = self.best_peak - 1
+        middle = (self.bound + below) // 2
+        return list(dict.fromkeys(t for t in (self.bound, below, middle) if t >= self.bound))
 
     def _result(self, status: str) -> ExactResult:
         seconds = time.perf_counter() - self.started

@@ -6,7 +6,6 @@ import time
 from dataclasses import dataclass
 
 from .bound import lower_bound
-from .exact import solve_exact
 from .heuristics import pack_heuristic
 from .problem import Problem, Solution
 from .validate import validate
@@ -58,6 +57,8 @@ def plan_exact(
     The plan has been validated. When the capacity is proven out of reach (status
     "infeasible"), the heuristic plan is returned so the caller can still show it.
     """
+    from .exact import solve_exact  # imports numba: only when the exact solver is wanted
+
     started = time.perf_counter()
     result = solve_exact(problem, minimize=minimize, time_limit=time_limit)
     solution = result.solution

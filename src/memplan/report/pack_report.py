@@ -20,6 +20,9 @@ def summary_rows(result: PackResult) -> list[tuple[str, object]]:
         ("strategy", result.strategy),
         ("solve time", f"{result.seconds:.3f} s"),
     ]
+    if result.status is not None:  # the exact solver says what it proved
+        rows.insert(-1, ("exact status", result.status))
+        rows.insert(-1, ("proven bound", result.proven_bound))
     return rows
 
 
@@ -52,4 +55,6 @@ def pack_json(result: PackResult) -> dict[str, Any]:
         "fits": result.fits,
         "strategy": result.strategy,
         "seconds": result.seconds,
+        "status": result.status,
+        "proven_bound": result.proven_bound,
     }
