@@ -145,6 +145,7 @@ def search_partition(
     trail_floor = np.empty(4 * n_sec + 16, np.int64)
     affected = np.empty(n_sec, np.int64)
     seen = np.zeros(n_sec, np.int64)
+    releases = np.empty(n, np.int64)
     stamp = 0
     n_min = 0
     n_floor = 0
@@ -261,7 +262,7 @@ def search_partition(
         fits, hat, n_min, n_floor = _place(
             b, o, sizes, aligns, fixed, ov_ptr, ov_idx, sec_lo, sec_hi, mem_ptr, mem_idx,
             off, min_off, floor, total, trail_buf, trail_min, trail_sec, trail_floor,
-            n_min, n_floor, affected, seen, stamp)
+            n_min, n_floor, affected, seen, stamp, capacity, releases)
         hatless[d] = hat
         if fits:
             fits = _sections_fit(fr_lo[f], fr_hi[f], o, floor, total, capacity)
@@ -327,7 +328,7 @@ def search_partition(
 def _place(
     b, o, sizes, aligns, fixed, ov_ptr, ov_idx, sec_lo, sec_hi, mem_ptr, mem_idx,
     off, min_off, floor, total, trail_buf, trail_min, trail_sec, trail_floor,
-    n_min, n_floor, affected, seen, stamp,
+    n_min, n_floor, affected, seen, stamp, capacity, releases,
 ):
     """Put buffer b at offset o; raise its neighbours' minimum offsets and its
     sections' floors, recording old values. Returns (fits, hatless, trail sizes)."""
@@ -348,7 +349,7 @@ def _place(
         n_min += 1
         a = aligns[q]
         min_off[q] = (top + a - 1) // a * a
-        if fixed[q] >= 0 and min_off[q] > fixed[q]:
+        if (fixed[q] >= 0 and min_off[q] > fixed[q]) or min_off[q] + sizes[q] > capacity:
             fits = False
         for s in range(sec_lo[q], sec_hi[q]):
             if seen[s] != stamp:
@@ -369,12 +370,41 @@ def _place(
             q = mem_idx[e]
             if off[q] < 0 and min_off[q] < lowest:
                 lowest = min_off[q]
+                if lowest <= floor[s]:
+                    break  # the floor cannot rise: stop scanning
         if lowest != np.iinfo(np.int64).max and floor[s] < lowest:
             trail_sec[n_floor] = s
             trail_floor[n_floor] = floor[s]
             n_floor += 1
             floor[s] = lowest
     return fits, hatless, n_min, n_floor
+
+
+@njit(cache=True)
+def _release_check(s, mem_ptr, mem_idx, off, min_off, sizes, capacity, releases):
+    """Lowest minimum offset among section s's unplaced buffers, or -1 when they
+    cannot fit: they live at one moment, so those that must sit at or above t
+    need (sum of their sizes) bytes between t and the capacity, for every t."""
+    count = 0
+    lowest = np.iinfo(np.int64).max
+    for e in range(mem_ptr[s], mem_ptr[s + 1]):
+        q = mem_idx[e]
+        if off[q] < 0:
+            # Insertion by decreasing minimum offset; sections hold few buffers.
+            j = count
+            while j > 0 and min_off[releases[j - 1]] < min_off[q]:
+                releases[j] = releases[j - 1]
+                j -= 1
+            releases[j] = q
+            count += 1
+            lowest = min(lowest, min_off[q])
+    above = 0
+    for j in range(count):
+        q = releases[j]
+        above += sizes[q]
+        if min_off[q] + above > capacity:
+            return -1
+    return lowest
 
 
 @njit(cache=True)
