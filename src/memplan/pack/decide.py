@@ -57,44 +57,66 @@ class Decider:
     ) -> Decision:
         """Find offsets with every buffer below `peak`, or prove there are none.
 
-        Gives up with "unknown" once a round's node limit passes `node_budget`.
+        Each preorder runs its own search; round r lets each continue from
+        where it paused until it has spent 2^r * n nodes. The first to finish
+        answers (a proof of infeasibility from any order is a proof). Gives up
+        with "unknown" once a round's limit passes `node_budget`.
         """
-        n = len(self.problem.buffers)
-        nodes = 0
-        limit = max(n, 1)
+        searches = [_Search(self, keys, peak) for keys in self.orders]
+        limit = max(len(self.problem.buffers), 1)
         while True:
             limit *= 2
             if node_budget is not None and limit > node_budget:
-                return Decision("unknown", None, nodes)
-            for keys in self.orders:
-                status, offsets, used = self._attempt(peak, keys, limit, deadline)
-                nodes += used
+                return Decision("unknown", None, self._nodes(searches))
+            for search in searches:
+                status = search.run(limit, deadline)
                 if status == dfs.OK:
-                    return Decision("feasible", offsets, nodes)
+                    return Decision("feasible", search.offsets(), self._nodes(searches))
                 if status == dfs.NOT_FOUND:
-                    return Decision("infeasible", None, nodes)
+                    return Decision("infeasible", None, self._nodes(searches))
                 if status == dfs.TIME_LIMIT:
-                    return Decision("timeout", None, nodes)
+                    return Decision("timeout", None, self._nodes(searches))
 
-    def _attempt(
-        self, peak: int, keys: np.ndarray, limit: int, deadline: float
-    ) -> tuple[int, tuple[int, ...] | None, int]:
-        s = self.sweep
-        n = len(self.sizes)
-        off = np.full(n, -1, dtype=np.int64)
-        min_off = np.where(self.fixed >= 0, self.fixed, 0).astype(np.int64)
-        floor = np.zeros(s.n_sections, dtype=np.int64)
-        total = s.section_bytes.copy()
-        cuts = s.cuts.copy()
-        best = np.full(n, -1, dtype=np.int64)
-        counters = np.array([0, limit], dtype=np.int64)
-        for lo, hi, bufs in self.partitions:
-            status = dfs.search_partition(
-                self.sizes, self.aligns, self.fixed, self.widths, self.areas,
+    @staticmethod
+    def _nodes(searches: list[_Search]) -> int:
+        return sum(int(s.counters[0]) for s in searches)
+
+
+class _Search:
+    """One preorder's search over all partitions, resumable between rounds."""
+
+    def __init__(self, decider: Decider, keys: np.ndarray, peak: int):
+        self.decider = decider
+        self.keys = keys
+        self.peak = peak
+        s = decider.sweep
+        n = len(decider.sizes)
+        self.off = np.full(n, -1, dtype=np.int64)
+        self.min_off = np.where(decider.fixed >= 0, decider.fixed, 0).astype(np.int64)
+        self.floor = np.zeros(s.n_sections, dtype=np.int64)
+        self.total = s.section_bytes.copy()
+        self.cuts = s.cuts.copy()
+        self.best = np.full(n, -1, dtype=np.int64)
+        self.counters = np.array([0, 0], dtype=np.int64)
+        self.state = dfs.SearchState(n, s.n_sections, len(s.overlaps))
+        self.partition = 0  # partitions before this one are solved
+
+    def run(self, limit: int, deadline: float) -> int:
+        d, s, st = self.decider, self.decider.sweep, self.state
+        self.counters[1] = limit
+        while self.partition < len(d.partitions):
+            lo, hi, bufs = d.partitions[self.partition]
+            status, st.pools = dfs.search_partition(
+                d.sizes, d.aligns, d.fixed, d.widths, d.areas,
                 s.overlap_ptr, s.overlaps, s.section_lo, s.section_hi, s.member_ptr, s.members,
-                peak, lo, hi, bufs, keys,
-                off, min_off, floor, total, cuts, best, counters, deadline,
+                self.peak, lo, hi, bufs, self.keys,
+                self.off, self.min_off, self.floor, self.total, self.cuts, self.best,
+                self.counters, deadline, st.nodes, st.frames, st.pools, st.scratch, st.regs,
             )
             if status != dfs.OK:
-                return status, None, int(counters[0])
-        return dfs.OK, tuple(best.tolist()), int(counters[0])
+                return status
+            self.partition += 1
+        return dfs.OK
+
+    def offsets(self) -> tuple[int, ...]:
+        return tuple(self.best.tolist())

@@ -99,71 +99,85 @@ def _sort_by_min_offset(pool, start, count, pre, pre_start, min_off):
         pool[j + 1] = p
 
 
+# Registers of a paused search (SearchState.regs).
+R_STARTED, R_DEPTH, R_FRAMES, R_PRE_TOP, R_STAMP, R_TRAIL_MIN, R_TRAIL_FLOOR, R_CUT_TOP, \
+    R_NEED_HEIGHT = range(9)
+
+
+class SearchState:
+    """Everything one search needs to pause at its node limit and resume later.
+
+    Resuming rather than restarting lets the round-robin of preorders share
+    the node budget without repeating work (decide.py).
+    """
+
+    def __init__(self, n: int, n_sections: int, n_edges: int):
+        depth = n + 2
+        i64 = np.int64
+        # Per depth: frame, candidate list (start, count, cursor), canonical floor
+        # (last offset, last position), dominance height, placed buffer, whether its
+        # cuts were taken, hatless, trail marks, decomposition made there.
+        self.nodes = (
+            np.zeros(depth, i64), np.zeros(depth, i64), np.zeros(depth, i64),
+            np.zeros(depth, i64), np.zeros(depth, i64), np.zeros(depth, i64),
+            np.zeros(depth, i64), np.full(depth, -1, i64), np.zeros(depth, np.bool_),
+            np.zeros(depth, np.bool_), np.zeros(depth, i64), np.zeros(depth, i64),
+            np.zeros(depth, i64), np.zeros(depth, i64), np.zeros(depth, i64),
+        )
+        # Frames: (sub)partitions being solved, innermost last: section range,
+        # depth of the root node, start and count of its buffers in preorder.
+        self.frames = tuple(np.zeros(depth, i64) for _ in range(5))
+        self.pools = (
+            np.empty(4 * n + 16, i64),  # frames' buffers in preorder
+            np.empty(4 * n + 16, i64),  # nodes' candidates (preorder positions)
+            np.empty(2 * n_sections + 16, i64),  # split points of decompositions
+            np.empty(4 * n_sections + 16, i64),  # floor trail: sections
+            np.empty(4 * n_sections + 16, i64),  # floor trail: old floors
+        )
+        self.scratch = (
+            np.empty(n_edges + 1, i64), np.empty(n_edges + 1, i64),  # min-offset trail
+            np.empty(n_sections, i64), np.zeros(n_sections, i64),  # affected sections
+        )
+        self.regs = np.zeros(9, i64)
+
+
 @njit(cache=True)
 def search_partition(
     sizes, aligns, fixed, widths, areas,
     ov_ptr, ov_idx, sec_lo, sec_hi, mem_ptr, mem_idx,
     capacity, part_lo, part_hi, part_bufs, keys,
     off, min_off, floor, total, cuts, best, counters, deadline,
+    nodes, frames, pools, scratch, regs,
 ):
-    """Search one partition. Returns OK (offsets written to `best`), NOT_FOUND,
-    NODE_LIMIT or TIME_LIMIT. `counters` is [nodes so far, node limit]."""
-    n = sizes.shape[0]
+    """Search one partition, or resume the search paused in `regs`.
+
+    Returns (status, pools): OK (offsets written to `best`), NOT_FOUND,
+    NODE_LIMIT (paused: call again with a higher limit) or TIME_LIMIT.
+    `counters` is [nodes so far, node limit]; the pools may have grown.
+    """
+    (ctx, ord_start, ord_cnt, cursor, last_off, last_pos, min_height, cand, cuts_taken,
+     hatless, mark_min, mark_floor, dec_start, dec_n, dec_next) = nodes
+    fr_lo, fr_hi, fr_base, fr_pre, fr_k = frames
+    pre_pool, ord_pool, cut_pool, trail_sec, trail_floor = pools
+    trail_buf, trail_min, affected, seen = scratch
     n_sec = floor.shape[0]
-    max_depth = part_bufs.shape[0] + 2
 
-    # Per depth: the node's frame, candidate list, cursor and canonical floor.
-    ctx = np.zeros(max_depth, np.int64)
-    ord_start = np.zeros(max_depth, np.int64)
-    ord_cnt = np.zeros(max_depth, np.int64)
-    cursor = np.zeros(max_depth, np.int64)
-    last_off = np.zeros(max_depth, np.int64)
-    last_pos = np.zeros(max_depth, np.int64)
-    min_height = np.zeros(max_depth, np.int64)
-    cand = np.full(max_depth, -1, np.int64)  # buffer placed at this depth
-    cuts_taken = np.zeros(max_depth, np.bool_)
-    hatless = np.zeros(max_depth, np.bool_)
-    mark_min = np.zeros(max_depth, np.int64)
-    mark_floor = np.zeros(max_depth, np.int64)
-    dec_start = np.zeros(max_depth, np.int64)  # decomposition made at this depth
-    dec_n = np.zeros(max_depth, np.int64)
-    dec_next = np.zeros(max_depth, np.int64)
-
-    # Frames: (sub)partitions being solved, innermost last.
-    fr_lo = np.zeros(max_depth, np.int64)
-    fr_hi = np.zeros(max_depth, np.int64)
-    fr_base = np.zeros(max_depth, np.int64)
-    fr_pre = np.zeros(max_depth, np.int64)
-    fr_k = np.zeros(max_depth, np.int64)
-
-    pre_pool = np.empty(4 * n + 16, np.int64)  # frames' buffers in preorder
-    ord_pool = np.empty(4 * n + 16, np.int64)  # nodes' candidates (preorder positions)
-    cut_pool = np.empty(2 * n_sec + 16, np.int64)
-    trail_buf = np.empty(ov_idx.shape[0] + 1, np.int64)
-    trail_min = np.empty(ov_idx.shape[0] + 1, np.int64)
-    trail_sec = np.empty(4 * n_sec + 16, np.int64)
-    trail_floor = np.empty(4 * n_sec + 16, np.int64)
-    affected = np.empty(n_sec, np.int64)
-    seen = np.zeros(n_sec, np.int64)
-    releases = np.empty(n, np.int64)
-    stamp = 0
-    n_min = 0
-    n_floor = 0
-    cut_top = 0
-
-    # Root frame and its first node.
-    k = part_bufs.shape[0]
-    pre_pool = _grow(pre_pool, k)
-    pre_pool[:k] = _preorder(part_bufs, keys, widths, areas, sizes, sec_lo, sec_hi, total)
-    nf = 1
-    fr_lo[0], fr_hi[0], fr_base[0], fr_pre[0], fr_k[0] = part_lo, part_hi, 0, 0, k
-    pre_top = k
-    for i in range(k):
-        ord_pool[i] = i
-    d = 0
-    ctx[0], ord_start[0], ord_cnt[0], cursor[0] = 0, 0, k, 0
-    _sort_by_min_offset(ord_pool, 0, k, pre_pool, 0, min_off)
-    need_height = True
+    if regs[R_STARTED] == 0:  # root frame and its first node
+        k = part_bufs.shape[0]
+        pre_pool = _grow(pre_pool, k)
+        ord_pool = _grow(ord_pool, k)
+        pre_pool[:k] = _preorder(part_bufs, keys, widths, areas, sizes, sec_lo, sec_hi, total)
+        fr_lo[0], fr_hi[0], fr_base[0], fr_pre[0], fr_k[0] = part_lo, part_hi, 0, 0, k
+        for i in range(k):
+            ord_pool[i] = i
+        ctx[0], ord_start[0], ord_cnt[0], cursor[0] = 0, 0, k, 0
+        last_off[0], last_pos[0] = 0, 0
+        _sort_by_min_offset(ord_pool, 0, k, pre_pool, 0, min_off)
+        regs[:] = 0
+        regs[R_STARTED], regs[R_FRAMES], regs[R_PRE_TOP], regs[R_NEED_HEIGHT] = 1, 1, k, 1
+    d, nf, pre_top = regs[R_DEPTH], regs[R_FRAMES], regs[R_PRE_TOP]
+    stamp, n_min, n_floor = regs[R_STAMP], regs[R_TRAIL_MIN], regs[R_TRAIL_FLOOR]
+    cut_top, need_height = regs[R_CUT_TOP], regs[R_NEED_HEIGHT] == 1
 
     while True:
         f = ctx[d]
@@ -189,7 +203,8 @@ def search_partition(
                     trail_min, trail_sec, trail_floor, n_min, n_floor, cut_top,
                     off, min_off, floor, total, cuts, sizes, sec_lo, sec_hi)
             if f == 0:
-                return OK
+                regs[R_STARTED] = 0
+                return OK, (pre_pool, ord_pool, cut_pool, trail_sec, trail_floor)
             nf -= 1
             pre_top = fr_pre[f]
             creator = base - 1
@@ -208,6 +223,12 @@ def search_partition(
             top = creator + 1
         if closing:
             continue
+
+        if counters[0] >= counters[1]:  # pause here; resuming re-enters this node
+            regs[R_DEPTH], regs[R_FRAMES], regs[R_PRE_TOP] = d, nf, pre_top
+            regs[R_STAMP], regs[R_TRAIL_MIN], regs[R_TRAIL_FLOOR] = stamp, n_min, n_floor
+            regs[R_CUT_TOP], regs[R_NEED_HEIGHT] = cut_top, 0
+            return NODE_LIMIT, (pre_pool, ord_pool, cut_pool, trail_sec, trail_floor)
 
         # ---- Next candidate at this node, in (min offset, preorder) order.
         lo_off, lo_pos = last_off[d], last_pos[d]
@@ -233,7 +254,8 @@ def search_partition(
         if chosen < 0:  # ---- Exhausted: backtrack.
             if d == fr_base[f]:
                 if f == 0:
-                    return NOT_FOUND
+                    regs[R_STARTED] = 0
+                    return NOT_FOUND, (pre_pool, ord_pool, cut_pool, trail_sec, trail_floor)
                 nf -= 1  # this subpartition has no packing: its creator's choice fails
                 pre_top = fr_pre[f]
             d -= 1
@@ -246,10 +268,8 @@ def search_partition(
             continue
 
         counters[0] += 1
-        if counters[0] > counters[1]:
-            return NODE_LIMIT
         if (counters[0] & TIME_CHECK_MASK) == 0 and _now() > deadline:
-            return TIME_LIMIT
+            return TIME_LIMIT, (pre_pool, ord_pool, cut_pool, trail_sec, trail_floor)
 
         # ---- Place the chosen buffer at its minimum offset.
         b = pre_pool[pre0 + chosen]
@@ -262,7 +282,7 @@ def search_partition(
         fits, hat, n_min, n_floor = _place(
             b, o, sizes, aligns, fixed, ov_ptr, ov_idx, sec_lo, sec_hi, mem_ptr, mem_idx,
             off, min_off, floor, total, trail_buf, trail_min, trail_sec, trail_floor,
-            n_min, n_floor, affected, seen, stamp, capacity, releases)
+            n_min, n_floor, affected, seen, stamp, capacity)
         hatless[d] = hat
         if fits:
             fits = _sections_fit(fr_lo[f], fr_hi[f], o, floor, total, capacity)
@@ -328,7 +348,7 @@ def search_partition(
 def _place(
     b, o, sizes, aligns, fixed, ov_ptr, ov_idx, sec_lo, sec_hi, mem_ptr, mem_idx,
     off, min_off, floor, total, trail_buf, trail_min, trail_sec, trail_floor,
-    n_min, n_floor, affected, seen, stamp, capacity, releases,
+    n_min, n_floor, affected, seen, stamp, capacity,
 ):
     """Put buffer b at offset o; raise its neighbours' minimum offsets and its
     sections' floors, recording old values. Returns (fits, hatless, trail sizes)."""
@@ -378,33 +398,6 @@ def _place(
             n_floor += 1
             floor[s] = lowest
     return fits, hatless, n_min, n_floor
-
-
-@njit(cache=True)
-def _release_check(s, mem_ptr, mem_idx, off, min_off, sizes, capacity, releases):
-    """Lowest minimum offset among section s's unplaced buffers, or -1 when they
-    cannot fit: they live at one moment, so those that must sit at or above t
-    need (sum of their sizes) bytes between t and the capacity, for every t."""
-    count = 0
-    lowest = np.iinfo(np.int64).max
-    for e in range(mem_ptr[s], mem_ptr[s + 1]):
-        q = mem_idx[e]
-        if off[q] < 0:
-            # Insertion by decreasing minimum offset; sections hold few buffers.
-            j = count
-            while j > 0 and min_off[releases[j - 1]] < min_off[q]:
-                releases[j] = releases[j - 1]
-                j -= 1
-            releases[j] = q
-            count += 1
-            lowest = min(lowest, min_off[q])
-    above = 0
-    for j in range(count):
-        q = releases[j]
-        above += sizes[q]
-        if min_off[q] + above > capacity:
-            return -1
-    return lowest
 
 
 @njit(cache=True)
