@@ -143,8 +143,19 @@ def problems(draw: st.DrawFn, max_buffers: int = 6) -> Problem:
         end = draw(st.integers(start + 1, 8))
         size = draw(st.integers(1, 6))
         alignment = draw(st.sampled_from([1, 1, 2, 4]))
-        buffers.append(buf(f"b{i}", start, end, size, alignment))
+        offset = draw(st.sampled_from([None, None, None, 0, 4, 8]))
+        candidate = buf(f"b{i}", start, end, size, alignment, offset)
+        if offset is not None and (offset % alignment or any(_clash(candidate, b)
+                                                            for b in buffers)):
+            candidate = buf(f"b{i}", start, end, size, alignment)
+        buffers.append(candidate)
     return Problem(buffers)
+
+
+def _clash(a: Buffer, b: Buffer) -> bool:
+    """Two pinned buffers that overlap in time and address: not a valid problem."""
+    return (a.offset is not None and b.offset is not None and a.overlaps_in_time(b)
+            and a.offset < b.offset + b.size and b.offset < a.offset + a.size)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
