@@ -87,7 +87,8 @@ class _Run:
         self.problem = problem
         self.started = started
         self.deadline = deadline
-        self.bound = lower_bound(problem)
+        self.grain = peak_grain(problem)
+        self.bound = _round_up(lower_bound(problem), self.grain)
         self.nodes = 0
         self.best = self._starting_plan(initial)
         self._decider: Decider | None = None
@@ -105,6 +106,7 @@ class _Run:
         return self.best.peak(self.problem)
 
     def _ask(self, peak: int, node_budget: int | None = None) -> Decision:
+        peak = peak // self.grain * self.grain  # no canonical plan peaks in between
         if self._decider is None:
             self._decider = Decider(self.problem)
         answer = self._decider.decide(peak, self.deadline, node_budget)
@@ -118,7 +120,7 @@ class _Run:
             if plan.peak(self.problem) < self.best_peak:
                 self.best = plan
         elif answer.status == "infeasible":
-            self.bound = max(self.bound, peak + 1)
+            self.bound = max(self.bound, peak + self.grain)
         return answer
 
     def decide(self, capacity: int) -> ExactResult:
@@ -143,7 +145,7 @@ class _Run:
         unknown_at: dict[int, int] = {}  # target -> budget it was left unknown with
         while self.bound < self.best_peak:
             settled = False
-            for target in self._targets():
+            for target in self._targets(budget):
                 if unknown_at.get(target) == budget:
                     continue  # asking again with the same budget gives the same answer
                 answer = self._ask(target, budget)
@@ -158,13 +160,17 @@ class _Run:
                 budget *= 4
         return self._result("optimal")
 
-    def _targets(self) -> list[int]:
+    def _targets(self, budget: int) -> list[int]:
         """The bound itself (a plan there needs no proof), then just below the best
         plan (usually easy, and the plan found often lands well below the target),
         then halfway between them (a proof there halves the gap)."""
-        below = self.best_peak - 1
-        middle = (self.bound + below) // 2
-        return list(dict.fromkeys(t for t in (self.bound, below, middle) if t >= self.bound))
+        below = self.best_peak - self.grain
+        middle = (self.bound + below) // 2 // self.grain * self.grain
+        if budget == FIRST_NODE_BUDGET:  # one cheap try at the bound
+            targets = (self.bound, below, middle)
+        else:  # descending is what usually pays once the bound resisted
+            targets = (below, middle, self.bound)
+        return list(dict.fromkeys(t for t in targets if t >= self.bound))
 
     def _result(self, status: str) -> ExactResult:
         seconds = time.perf_counter() - self.started
@@ -176,3 +182,26 @@ class _Run:
             {**self.best.notes, "status": status, "bound": self.bound, "nodes": self.nodes},
         )
         return ExactResult(plan, status, self.best_peak, self.bound, seconds, self.nodes)
+
+
+def peak_grain(problem: Problem) -> int:
+    """The step every canonical peak is a multiple of.
+
+    When all sizes, pinned offsets and alignments above 1 are multiples of g,
+    so is every offset of a canonical plan (each buffer rests on 0 or on a
+    buffer's top, rounded up to its alignment), and every plan can be pushed
+    down into a canonical one: the optimal peak is a multiple of g. Targets and
+    proven bounds then move in steps of g (1024 on the minimalloc instances).
+    """
+    grain = 0
+    for b in problem.buffers:
+        grain = math.gcd(grain, b.size)
+        if b.alignment > 1:
+            grain = math.gcd(grain, b.alignment)
+        if b.offset is not None:
+            grain = math.gcd(grain, b.offset)
+    return max(grain, 1)
+
+
+def _round_up(value: int, grain: int) -> int:
+    return -(-value // grain) * grain
