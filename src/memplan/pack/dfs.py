@@ -173,8 +173,10 @@ def search_partition(
         ctx[0], ord_start[0], ord_cnt[0], cursor[0] = 0, 0, k, 0
         last_off[0], last_pos[0] = 0, 0
         _sort_by_min_offset(ord_pool, 0, k, pre_pool, 0, min_off)
+        stamp = regs[R_STAMP]  # kept across partitions: `seen` holds older stamps
         regs[:] = 0
         regs[R_STARTED], regs[R_FRAMES], regs[R_PRE_TOP], regs[R_NEED_HEIGHT] = 1, 1, k, 1
+        regs[R_STAMP] = stamp
     d, nf, pre_top = regs[R_DEPTH], regs[R_FRAMES], regs[R_PRE_TOP]
     stamp, n_min, n_floor = regs[R_STAMP], regs[R_TRAIL_MIN], regs[R_TRAIL_FLOOR]
     cut_top, need_height = regs[R_CUT_TOP], regs[R_NEED_HEIGHT] == 1
