@@ -4,8 +4,10 @@ Splits the problem into independent partitions (sections.py) and runs the
 compiled search (dfs.py) on each. Like minimalloc, it races several static
 preorders round-robin under a node limit that doubles every round, so an
 order that happens to suit the instance finishes early while an unlucky one
-cannot stall the others. Node limits, not the clock, decide which order wins,
-so results are deterministic; the clock only stops the search.
+cannot stall the others; unlike minimalloc, each order's search pauses at its
+limit and resumes in the next round instead of starting over. Node limits,
+not the clock, decide which order answers, so results are deterministic; the
+clock only stops the search.
 """
 
 from __future__ import annotations

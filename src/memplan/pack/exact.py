@@ -11,9 +11,9 @@ Minimising is a sequence of decisions (decide.py) on a target peak:
   a plan that fits is what the caller needs; when the bound equals the
   capacity, as it often does, that plan is also optimal);
 - then, under a node budget, the bound (tight on most real instances, and a
-  plan that reaches it needs no further proof), one byte below the best plan
+  plan that reaches it needs no further proof), one grain below the best plan
   (usually easy, and it often lands well below), and the midpoint (a proof
-  there halves the gap).
+  there halves the gap). After the first budget the bound is asked last.
 When no target is settled within the budget, the budget grows fourfold. A
 "feasible" answer lowers the best plan, an "infeasible" one raises the
 proven bound, until they meet.
@@ -134,8 +134,6 @@ class _Run:
         return self._result(answer.status)  # "infeasible" or "timeout"
 
     def minimize(self, capacity: int | None) -> ExactResult:
-        # A plan that fits the capacity is what the caller needs first; when the
-        # bound equals the capacity, as it often does, that plan is also optimal.
         # A plan that fits the capacity is what the caller needs first; when the
         # bound equals the capacity, as it often does, that plan is also optimal.
         needs_fit = capacity is not None and self.bound <= capacity < self.best_peak
