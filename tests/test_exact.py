@@ -183,3 +183,13 @@ def test_property_decision_agrees_with_minimum(problem: Problem, slack: int) -> 
         assert decided.peak <= capacity
     else:
         assert decided.status == "infeasible"
+
+
+def test_identical_buffers_are_not_permuted() -> None:
+    # Eight interchangeable aligned buffers: slots 0, 4, ..., 28, so the peak is 31.
+    # Proving 30 impossible must not enumerate the 8! orders of the same plan.
+    problem = Problem([buf(f"t{i}", 0, 5, 3, 4) for i in range(8)])
+    result = solve_exact(problem, minimize=True, time_limit=30)
+    check_plan(problem, result)
+    assert result.status == "optimal" and result.peak == 31
+    assert result.nodes < 5_000

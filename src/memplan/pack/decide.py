@@ -45,6 +45,7 @@ class Decider:
         self.fixed = np.array([-1 if b.offset is None else b.offset for b in bufs], np.int64)
         self.widths = np.array([b.end - b.start for b in bufs], dtype=np.int64)
         self.areas = self.sizes * self.widths
+        self.twin_before = _twins(problem)
         self.orders = [np.array([dfs.KEY_CODES[c] for c in o], np.int64) for o in orders]
         self.partitions = [
             (lo, hi, self._buffers_in(lo, hi)) for lo, hi in self.sweep.partitions()
@@ -109,7 +110,7 @@ class _Search:
         while self.partition < len(d.partitions):
             lo, hi, bufs = d.partitions[self.partition]
             status, st.pools = dfs.search_partition(
-                d.sizes, d.aligns, d.fixed, d.widths, d.areas,
+                d.sizes, d.aligns, d.fixed, d.widths, d.areas, d.twin_before,
                 s.overlap_ptr, s.overlaps, s.section_lo, s.section_hi, s.member_ptr, s.members,
                 self.peak, lo, hi, bufs, self.keys,
                 self.off, self.min_off, self.floor, self.total, self.cuts, self.best,
@@ -122,3 +123,18 @@ class _Search:
 
     def offsets(self) -> tuple[int, ...]:
         return tuple(self.best.tolist())
+
+
+def _twins(problem: Problem) -> np.ndarray:
+    """For each buffer, the previous identical buffer (lifetime, size, alignment,
+    no pin), or -1: swapping two such buffers gives the same plan."""
+    before = np.full(len(problem.buffers), -1, dtype=np.int64)
+    last: dict[tuple[int, int, int, int], int] = {}
+    for i, b in enumerate(problem.buffers):
+        if b.offset is not None:
+            continue
+        shape = (b.start, b.end, b.size, b.alignment)
+        if shape in last:
+            before[i] = last[shape]
+        last[shape] = i
+    return before

@@ -16,6 +16,8 @@ rules rather than its code:
   its floor (no unplaced buffer can sit lower) and the capacity.
 - *Hatless pruning.* A buffer with nothing unplaced above it in time leaves no
   alternative worth trying at its node.
+- *Symmetry.* Identical buffers (same lifetime, size, alignment, no pin) are
+  interchangeable; only plans placing them in index order are searched.
 - *Dynamic decomposition.* When placed buffers leave no unplaced buffer
   spanning two neighbouring sections, the two sides are solved independently,
   so a failure on one side never re-opens choices made on the other.
@@ -143,7 +145,7 @@ class SearchState:
 
 @njit(cache=True)
 def search_partition(
-    sizes, aligns, fixed, widths, areas,
+    sizes, aligns, fixed, widths, areas, twin_before,
     ov_ptr, ov_idx, sec_lo, sec_hi, mem_ptr, mem_idx,
     capacity, part_lo, part_hi, part_bufs, keys,
     off, min_off, floor, total, cuts, best, counters, deadline,
@@ -249,6 +251,8 @@ def search_partition(
                 continue  # would break the canonical order
             if fixed[b] >= 0 and o != fixed[b]:
                 continue
+            if twin_before[b] >= 0 and off[twin_before[b]] < 0:
+                continue  # identical buffers go in index order: one of each swap
             chosen = p
             break
         cursor[d] = j
