@@ -193,3 +193,27 @@ def test_identical_buffers_are_not_permuted() -> None:
     check_plan(problem, result)
     assert result.status == "optimal" and result.peak == 31
     assert result.nodes < 5_000
+
+
+def test_cli_minimize_reports_the_proof(capsys: pytest.CaptureFixture[str]) -> None:
+    from memplan.cli import main
+
+    assert main(["pack", str(DATA / "example.12.csv"), "--minimize", "--summary"]) == 0
+    out = capsys.readouterr().out
+    assert "exact status        optimal" in out and "proven bound        12" in out
+
+
+@pytest.mark.parametrize("args", [["--exact", "--time-limit", "-1"],
+                                  ["--exact", "--time-limit", "nan"],
+                                  ["--time-limit", "3"]])
+def test_cli_refuses_bad_time_limits(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from memplan.cli import main
+
+    try:
+        code = main(["pack", str(DATA / "example.12.csv"), *args])
+    except SystemExit as exit_:  # argparse refuses the value itself
+        code = exit_.code
+    assert code == 2
+    error_lines = [line for line in capsys.readouterr().err.splitlines() if "error" in line
+                   or line.startswith("memplan:")]
+    assert len(error_lines) == 1
