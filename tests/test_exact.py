@@ -217,3 +217,11 @@ def test_cli_refuses_bad_time_limits(args: list[str], capsys: pytest.CaptureFixt
     error_lines = [line for line in capsys.readouterr().err.splitlines() if "error" in line
                    or line.startswith("memplan:")]
     assert len(error_lines) == 1
+
+
+def test_threads_do_not_change_the_answer() -> None:
+    problem = read_problem(DATA / "C.1048576.csv")
+    alone = solve_exact(problem, time_limit=60, workers=1)
+    side_by_side = solve_exact(problem, time_limit=60, workers=3)
+    assert alone.solution.offsets == side_by_side.solution.offsets
+    assert alone.status == side_by_side.status

@@ -13,6 +13,7 @@ clock only stops the search.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,8 +37,11 @@ class Decision:
 class Decider:
     """Precomputed arrays for one problem; `decide` may then run for many peaks."""
 
-    def __init__(self, problem: Problem, orders: tuple[str, ...] = DEFAULT_ORDERS):
+    def __init__(
+        self, problem: Problem, orders: tuple[str, ...] = DEFAULT_ORDERS, workers: int = 1
+    ):
         self.problem = problem
+        self.workers = workers
         self.sweep: Sweep = sweep(problem)
         bufs = problem.buffers
         self.sizes = np.array([b.size for b in bufs], dtype=np.int64)
@@ -71,14 +75,31 @@ class Decider:
             limit *= 2
             if node_budget is not None and limit > node_budget:
                 return Decision("unknown", None, self._nodes(searches))
-            for search in searches:
-                status = search.run(limit, deadline)
+            for search, status in zip(searches, self._run_all(searches, limit, deadline),
+                                      strict=True):
                 if status == dfs.OK:
                     return Decision("feasible", search.offsets(), self._nodes(searches))
                 if status == dfs.NOT_FOUND:
                     return Decision("infeasible", None, self._nodes(searches))
                 if status == dfs.TIME_LIMIT:
                     return Decision("timeout", None, self._nodes(searches))
+
+    def _run_all(self, searches: list[_Search], limit: int, deadline: float) -> list[int]:
+        """Advance every search to `limit`, on threads when there are cores for them.
+
+        All run to the limit (or to an answer) whatever the others do, and the
+        caller reads the answers in order, so the result never depends on which
+        thread finishes first.
+        """
+        if self.workers <= 1:
+            statuses = []
+            for search in searches:
+                statuses.append(search.run(limit, deadline))
+                if statuses[-1] != dfs.NODE_LIMIT:
+                    break  # the answer: the searches after it need not run
+            return statuses
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            return list(pool.map(lambda search: search.run(limit, deadline), searches))
 
     @staticmethod
     def _nodes(searches: list[_Search]) -> int:

@@ -143,7 +143,7 @@ class SearchState:
         self.regs = np.zeros(9, i64)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: the preorders' searches may run on threads
 def search_partition(
     sizes, aligns, fixed, widths, areas, twin_before,
     ov_ptr, ov_idx, sec_lo, sec_hi, mem_ptr, mem_idx,

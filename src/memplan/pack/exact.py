@@ -22,11 +22,12 @@ proven bound, until they meet.
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import dataclass
 
 from .bound import lower_bound
-from .decide import Decider, Decision
+from .decide import DEFAULT_ORDERS, Decider, Decision
 from .heuristics import pack_heuristic
 from .problem import Problem, Solution
 from .validate import validate
@@ -58,11 +59,15 @@ def solve_exact(
     minimize: bool = False,
     time_limit: float | None = None,
     initial: Solution | None = None,
+    workers: int | None = None,
 ) -> ExactResult:
     """Decide whether `problem` packs under `capacity` (default: the problem's),
     or with `minimize` find the lowest peak and prove it.
 
     Without a capacity there is nothing to decide, so the peak is minimised.
+    `workers` threads run the search's preorders side by side (default: one per
+    core, at most one per preorder); the answer does not depend on it, only the
+    node count and the time do.
     """
     started = time.perf_counter()
     if time_limit is not None and (math.isnan(time_limit) or time_limit < 0):
@@ -72,7 +77,9 @@ def solve_exact(
         capacity = problem.capacity
     if capacity is not None and capacity < 0:
         raise ValueError(f"capacity must be non-negative, not {capacity}")
-    run = _Run(problem, started, deadline, initial)
+    if workers is None:
+        workers = min(len(DEFAULT_ORDERS), os.cpu_count() or 1)
+    run = _Run(problem, started, deadline, initial, workers)
     if minimize or capacity is None:
         return run.minimize(capacity)
     return run.decide(capacity)
@@ -82,9 +89,11 @@ class _Run:
     """One call of solve_exact: the incumbent plan, the proven bound, the clock."""
 
     def __init__(
-        self, problem: Problem, started: float, deadline: float, initial: Solution | None
+        self, problem: Problem, started: float, deadline: float, initial: Solution | None,
+        workers: int,
     ):
         self.problem = problem
+        self.workers = workers
         self.started = started
         self.deadline = deadline
         self.grain = peak_grain(problem)
@@ -108,7 +117,7 @@ class _Run:
     def _ask(self, peak: int, node_budget: int | None = None) -> Decision:
         peak = peak // self.grain * self.grain  # no canonical plan peaks in between
         if self._decider is None:
-            self._decider = Decider(self.problem)
+            self._decider = Decider(self.problem, workers=self.workers)
         answer = self._decider.decide(peak, self.deadline, node_budget)
         self.nodes += answer.nodes
         if answer.status == "feasible":
