@@ -1,6 +1,6 @@
 """Pack every minimalloc instance with the exact solver and print one row each.
 
-    python benchmarks/pack_exact.py [DIR] [--repeat N] [--time-limit S]
+    python benchmarks/pack_exact.py [DIR] [--repeat N] [--time-limit S] [--workers W]
 
 DIR defaults to ../shared/data/minimalloc beside the repository. For each
 instance: `fit` decides the file's capacity (a valid plan within it, or a
@@ -36,10 +36,11 @@ def timed(problem: Problem, repeat: int, **options: object) -> tuple[ExactResult
     return result, statistics.median(seconds)
 
 
-def measure(path: Path, repeat: int, time_limit: float) -> tuple:
+def measure(path: Path, repeat: int, time_limit: float, workers: int | None) -> tuple:
     problem = read_problem(path)
-    fit, fit_seconds = timed(problem, repeat, time_limit=time_limit)
-    best, best_seconds = timed(problem, repeat, minimize=True, time_limit=time_limit)
+    fit, fit_seconds = timed(problem, repeat, time_limit=time_limit, workers=workers)
+    best, best_seconds = timed(problem, repeat, minimize=True, time_limit=time_limit,
+                               workers=workers)
     proven = best.status == "optimal"
     gap = "0" if proven else f"{100 * (best.gap or 0):.2f}%"
     fits = fit.peak is not None and fit.peak <= problem.capacity
@@ -62,13 +63,15 @@ def main() -> int:
     parser.add_argument("directory", nargs="?", type=Path, default=DEFAULT_DIR)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--workers", type=int, default=None,
+                        help="threads for the preorders (default: one per core, at most 3)")
     args = parser.parse_args()
     paths = sorted(args.directory.glob("*.csv"))
     if not paths:
         print(f"no CSV files in {args.directory}", file=sys.stderr)
         return 2
     print(f"loading the compiled search: {warm_up():.2f} s")
-    rows = [measure(path, args.repeat, args.time_limit) for path in paths]
+    rows = [measure(path, args.repeat, args.time_limit, args.workers) for path in paths]
     headers = ("instance", "n", "lower bound", "capacity", "fit status", "peak", "fits",
                "fit s", "fit nodes", "min peak", "proven optimal", "proven bound", "gap",
                "min s", "min nodes")
