@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
 from .errors import InputError, MemplanError
@@ -417,8 +417,15 @@ def run_place(args: argparse.Namespace) -> int:
 
 # --- wiring -------------------------------------------------------------------
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments are bad input like any other: one line, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="memplan",
         description="Bounded, placed and minimal memory allocation for ML compilers.")
     parser.add_argument("--version", action="version", version=f"memplan {__version__}")
