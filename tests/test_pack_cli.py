@@ -93,5 +93,5 @@ def test_console_script_runs_without_traceback(tmp_path):
 def test_output_may_not_overwrite_input(example, capsys):
     before = example.read_bytes()
     assert main(["pack", str(example), "-o", str(example)]) == 2
-    assert "would overwrite the input" in capsys.readouterr().err
+    assert "refusing to overwrite the input file" in capsys.readouterr().err
     assert example.read_bytes() == before

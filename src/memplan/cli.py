@@ -199,8 +199,8 @@ def run_opt(args: argparse.Namespace) -> int:
     from .transforms.hoist import hoist_and_bound
     from .transforms.placement import place_chunks
 
-    if args.output and Path(args.output).resolve() == Path(args.file).resolve():
-        raise InputError(args.output, "refusing to overwrite the input file")
+    if args.output:
+        refuse_overwriting_input(args.output, [args.file])
     assumptions = [parse_assumption(text) for text in args.assume]
     target = load_target(args.target)
     chunks = load_mlir(args.file)

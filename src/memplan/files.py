@@ -41,4 +41,4 @@ def refuse_overwriting_input(output: str | Path, inputs: list[str | Path]) -> No
     out = Path(output).resolve()
     for source in inputs:
         if Path(source).resolve() == out:
-            raise InputError(output, "output would overwrite the input file; choose another path")
+            raise InputError(output, "refusing to overwrite the input file; choose another path")
