@@ -12,9 +12,12 @@ lists them, heap), for each space:
      made inside a loop (a stack or pool slot is one buffer at one offset), it
      is over a per-allocation limit or over the whole capacity;
   2. admit the rest smallest first while the admitted set, packed with
-     lifetimes by the offset planner, stays within the capacity (the longest
-     such prefix by binary search, then each larger buffer that still fits);
-     a buffer that would push the peak over the capacity is refused ("full").
+     lifetimes by the offset planner, stays within the capacity: the longest
+     prefix whose live bytes fit is packed once; what that packing puts above
+     the capacity, and every larger buffer, is then tried in turn by best fit
+     into the kept packing, with a full re-pack of its function only when that
+     misses (`_admit_group_incremental`); a buffer that would push the peak over
+     the capacity is refused ("full").
      The stack is packed per function (one frame each); a pool or the heap per
      module, each function in a region of its own (see `_pack`).
 
