@@ -59,7 +59,7 @@ ORDERS: dict[str, Order] = {
 FITS = ("best-fit", "first-fit")
 
 
-def _choose_offset(
+def choose_offset(
     busy: Sequence[tuple[int, int]], size: int, alignment: int, best_fit: bool
 ) -> int:
     """Pick an offset for `size` bytes among `busy` address ranges (sorted by start)."""
@@ -99,7 +99,7 @@ def place_in_order(problem: Problem, order: Sequence[int], best_fit: bool) -> li
         by_low = np.argsort(lows, kind="stable")
         tops = lows + sizes[neighbours]
         busy = list(zip(lows[by_low].tolist(), tops[by_low].tolist(), strict=True))
-        offsets[i] = _choose_offset(busy, b.size, b.alignment, best_fit)
+        offsets[i] = choose_offset(busy, b.size, b.alignment, best_fit)
         placed[i] = True
     return offsets.tolist()
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from ..analysis.census import Allocation
 from ..pack import Buffer, InvalidPlan, PackResult, Problem, Solution, lower_bound, plan, validate
-from ..pack.heuristics import _choose_offset
+from ..pack.heuristics import choose_offset
 from ..targets import Target
 
 STACK = "stack"
@@ -372,7 +372,7 @@ def _admit_group_incremental(space: _Space, requests: Sequence[Request], members
     3. Every buffer not yet admitted, smallest first: refused without packing when the
        lower bound overflows; else placed into the current packing by best fit among the
        buffers of its function whose lifetimes overlap its own
-       (`heuristics._choose_offset`); only when that would overflow is its function
+       (`heuristics.choose_offset`); only when that would overflow is its function
        re-packed from scratch with it (`plan`), and not again while the packing is the
        one that already failed, or for a buffer at least as tight (lower bound) as the
        last that failed a re-pack since it.
@@ -497,7 +497,7 @@ class _Layout:
                     busy.append((offset, offset + (requests[j].size or 0)))
             busy.sort()
         alignment = max(space.alignment, req.allocation.alignment or 1)
-        offset = _choose_offset(busy, size, alignment, best_fit=True)
+        offset = choose_offset(busy, size, alignment, best_fit=True)
         return offset, max(region.size if region else 0, offset + size)
 
     def peak_if_inserted(self, space: _Space, requests: Sequence[Request], i: int) -> int:
