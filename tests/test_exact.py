@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 from pathlib import Path
 
@@ -10,7 +11,8 @@ from brute import brute_force_peak
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memplan.pack import Buffer, Problem, lower_bound, read_problem, validate
+from memplan.pack import Buffer, Problem, Solution, lower_bound, read_problem, validate
+from memplan.pack.decide import Decider
 from memplan.pack.exact import ExactResult, solve_exact
 from memplan.pack.heuristics import pack_heuristic
 from memplan.pack.planner import plan_exact
@@ -225,3 +227,43 @@ def test_threads_do_not_change_the_answer() -> None:
     side_by_side = solve_exact(problem, time_limit=60, workers=3)
     assert alone.solution.offsets == side_by_side.solution.offsets
     assert alone.status == side_by_side.status
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(max_buffers=10), st.integers(0, 1000))
+def test_property_probe_is_complete_when_let_run(problem: Problem, seed: int) -> None:
+    # A probe is the canonical search under another preorder: given nodes enough it
+    # settles, and its answer agrees with the proven minimum on either side of it.
+    optimum = solve_exact(problem, minimize=True, time_limit=20)
+    assert optimum.status == "optimal"
+    decider = Decider(problem)
+    at = decider.probe(optimum.peak, range(seed, seed + 1), node_budget=1 << 40)
+    assert at.status == "feasible"
+    plan = Solution(at.offsets)
+    validate(problem, plan, check_capacity=False)
+    assert plan.peak(problem) <= optimum.peak
+    if optimum.peak > 0:
+        below = decider.probe(optimum.peak - 1, range(seed, seed + 1), node_budget=1 << 40)
+        assert below.status == "infeasible"
+
+
+def test_probes_differ_and_repeat() -> None:
+    # Perturbed preorders search different trees, so they find different plans for
+    # the same question; the same seeds give the same answer on one thread or two.
+    rng = random.Random(7)
+    buffers = []
+    for i in range(40):
+        start = rng.randrange(0, 30)
+        buffers.append(buf(f"b{i}", start, start + rng.randrange(1, 12), rng.randrange(1, 9)))
+    problem = Problem(buffers)
+    loose = pack_heuristic(problem).peak(problem)
+    alone = Decider(problem, workers=1)
+    plans = [alone.probe(loose, range(seed, seed + 1), 1 << 16) for seed in range(8)]
+    assert all(p.status == "feasible" for p in plans)
+    assert len({p.offsets for p in plans}) > 1
+    together = Decider(problem, workers=2)
+    for target in (loose, lower_bound(problem)):
+        first = alone.probe(target, range(0, 8), 1 << 12)
+        again = together.probe(target, range(0, 8), 1 << 12)
+        assert (first.status, first.offsets, first.nodes) == (again.status, again.offsets,
+                                                              again.nodes)

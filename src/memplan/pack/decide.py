@@ -25,6 +25,7 @@ from .sections import Sweep, sweep
 # minimalloc's default preorders: (W)idth = lifetime, (A)rea = size x lifetime,
 # (T)otal = bytes of the fullest section the buffer lives in.
 DEFAULT_ORDERS = ("WAT", "TAW", "TWA")
+PERTURBATION = 0.3  # a probe scales each width and area key by up to +-30%
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,47 @@ class Decider:
                 if status == dfs.TIME_LIMIT:
                     return Decision("timeout", None, self._nodes(searches))
 
-    def _run_all(self, searches: list[_Search], limit: int, deadline: float) -> list[int]:
+    def probe(
+        self, peak: int, seeds: range, node_budget: int, deadline: float = math.inf
+    ) -> Decision:
+        """Short searches under randomly perturbed preorders: the first (in seed
+        order) that settles answers, or "unknown" when none does.
+
+        The canonical search is heavy-tailed: one preorder may wander for
+        millions of nodes where a slightly different one finds a plan in
+        thousands. Many short searches, each its own preorder, reach low peaks
+        that one long search does not (docs/solver.md). Each probe is complete
+        had it been let run, so one that exhausts its tree is a proof too.
+        """
+        nodes = 0
+        width = max(self.workers, 1)
+        for first in range(0, len(seeds), width):
+            batch = [self._perturbed_search(peak, seed) for seed in seeds[first: first + width]]
+            for search, status in zip(batch, self._run_all(batch, node_budget, deadline,
+                                                           stop_early=False), strict=True):
+                nodes += int(search.counters[0])
+                if status == dfs.OK:
+                    return Decision("feasible", search.offsets(), nodes)
+                if status == dfs.NOT_FOUND:
+                    return Decision("infeasible", None, nodes)
+                if status == dfs.TIME_LIMIT:
+                    return Decision("timeout", None, nodes)
+        return Decision("unknown", None, nodes)
+
+    def _perturbed_search(self, peak: int, seed: int) -> _Search:
+        """A search whose width and area keys are each scaled by a random factor
+        in [1 - PERTURBATION, 1 + PERTURBATION]: neighbours in the preorder swap,
+        its broad shape stays."""
+        rng = np.random.default_rng(seed)
+        n = len(self.sizes)
+        widths = self.widths * (1 + PERTURBATION * rng.uniform(-1, 1, n))
+        areas = self.areas * (1 + PERTURBATION * rng.uniform(-1, 1, n))
+        keys = self.orders[0]  # width first: on D the others' probes found nothing
+        return _Search(self, keys, peak, _ranks(widths), _ranks(areas))
+
+    def _run_all(
+        self, searches: list[_Search], limit: int, deadline: float, stop_early: bool = True
+    ) -> list[int]:
         """Advance every search to `limit`, on threads when there are cores for them.
 
         All run to the limit (or to an answer) whatever the others do, and the
@@ -95,7 +136,7 @@ class Decider:
             statuses = []
             for search in searches:
                 statuses.append(search.run(limit, deadline))
-                if statuses[-1] != dfs.NODE_LIMIT:
+                if stop_early and statuses[-1] != dfs.NODE_LIMIT:
                     break  # the answer: the searches after it need not run
             return statuses
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
@@ -109,10 +150,16 @@ class Decider:
 class _Search:
     """One preorder's search over all partitions, resumable between rounds."""
 
-    def __init__(self, decider: Decider, keys: np.ndarray, peak: int):
+    def __init__(
+        self, decider: Decider, keys: np.ndarray, peak: int,
+        widths: np.ndarray | None = None, areas: np.ndarray | None = None,
+    ):
         self.decider = decider
         self.keys = keys
         self.peak = peak
+        # The preorder's keys; a probe perturbs them (sizes and totals stay exact).
+        self.widths = decider.widths if widths is None else widths
+        self.areas = decider.areas if areas is None else areas
         s = decider.sweep
         n = len(decider.sizes)
         self.off = np.full(n, -1, dtype=np.int64)
@@ -131,7 +178,7 @@ class _Search:
         while self.partition < len(d.partitions):
             lo, hi, bufs = d.partitions[self.partition]
             status, st.pools = dfs.search_partition(
-                d.sizes, d.aligns, d.fixed, d.widths, d.areas, d.twin_before,
+                d.sizes, d.aligns, d.fixed, self.widths, self.areas, d.twin_before,
                 s.overlap_ptr, s.overlaps, s.section_lo, s.section_hi, s.member_ptr, s.members,
                 self.peak, lo, hi, bufs, self.keys,
                 self.off, self.min_off, self.floor, self.total, self.cuts, self.best,
@@ -144,6 +191,14 @@ class _Search:
 
     def offsets(self) -> tuple[int, ...]:
         return tuple(self.best.tolist())
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """Integer keys in the same order as `values` (ties by index), for the
+    compiled preorder, which sorts integers."""
+    ranks = np.empty(len(values), dtype=np.int64)
+    ranks[np.argsort(values, kind="stable")] = np.arange(len(values))
+    return ranks
 
 
 def _twins(problem: Problem) -> np.ndarray:
