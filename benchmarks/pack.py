@@ -2,6 +2,7 @@
 
     python benchmarks/pack.py [DIR] [--repeat N]
     python benchmarks/pack.py [DIR] --exact [--repeat N] [--time-limit S] [--workers W]
+                              [--minimalloc BINARY]
 
 DIR defaults to ../shared/data/minimalloc beside the repository. Without
 --exact: the greedy packers (the best of ten strategies). With --exact: for
@@ -11,17 +12,26 @@ stops at the time limit with the gap it has proven; the first line says how
 long loading the compiled search took (compiling it, when numba's cache is
 empty). Seconds are medians of N runs (default 3; an exact run that hits the
 time limit is not repeated): the machines are shared and noisy.
+
+--minimalloc BINARY also runs google/minimalloc's command-line solver (built
+by you, outside this repository) on each instance at the file's capacity, in
+the same run and the same way (median of N, wall time of the process), checks
+its plan with memplan's validator, and adds its seconds beside the wall time
+of the whole `memplan pack FILE --exact` process (Python start, imports and
+loading the compiled search included), and the ratio of the two.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from memplan.pack import Buffer, Problem, lower_bound, plan, read_problem
+from memplan.pack import Buffer, Problem, Solution, lower_bound, plan, read_problem, validate
 from memplan.report.table import format_table
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "minimalloc"
@@ -71,6 +81,36 @@ def exact_row(path: Path, repeat: int, time_limit: float, workers: int | None) -
             round(best_seconds, 2), best.nodes)
 
 
+def process_seconds(command: list[str], repeat: int, time_limit: float) -> float | str:
+    """Median wall time of a command, or why it failed."""
+    seconds = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        try:
+            subprocess.run(command, check=True, capture_output=True, timeout=time_limit)
+        except subprocess.TimeoutExpired:
+            return "timeout"
+        except subprocess.CalledProcessError as err:
+            return f"exit {err.returncode}"
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds)
+
+
+def minimalloc_seconds(binary: Path, path: Path, problem: Problem, repeat: int,
+                       time_limit: float) -> float | str:
+    """Median wall time of minimalloc fitting the file's capacity, or why it failed."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "plan.csv"
+        command = [str(binary), f"--capacity={problem.capacity}", f"--input={path}",
+                   f"--output={out}"]
+        seconds = process_seconds(command, repeat, time_limit)
+        if not out.exists():
+            return "no plan" if isinstance(seconds, float) else seconds
+        placed = {b.id: b.offset for b in read_problem(out).buffers}
+        validate(problem, Solution(tuple(placed[b.id] for b in problem.buffers)))
+    return seconds
+
+
 def warm_up_exact() -> float:
     from memplan.pack.exact import solve_exact
 
@@ -81,6 +121,20 @@ def warm_up_exact() -> float:
     return time.perf_counter() - started
 
 
+def _versus_minimalloc(binary: Path, path: Path, row: tuple, args: argparse.Namespace) -> tuple:
+    memplan = str(Path(sys.executable).with_name("memplan"))
+    ours = process_seconds([memplan, "pack", str(path), "--exact", "--summary"], args.repeat,
+                           args.time_limit)
+    theirs = minimalloc_seconds(binary, path, read_problem(path), args.repeat, args.time_limit)
+    if isinstance(ours, str) or isinstance(theirs, str):
+        return (_shown(ours), _shown(theirs), "-")
+    return (round(ours, 2), round(theirs, 2), f"{theirs / ours:.1f}x")
+
+
+def _shown(seconds: float | str) -> float | str:
+    return seconds if isinstance(seconds, str) else round(seconds, 2)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", nargs="?", type=Path, default=DEFAULT_DIR)
@@ -89,6 +143,8 @@ def main() -> int:
     parser.add_argument("--time-limit", type=float, default=60.0, help="per exact solve")
     parser.add_argument("--workers", type=int, default=None,
                         help="threads for the exact preorders (default: one per core, at most 3)")
+    parser.add_argument("--minimalloc", type=Path, default=None, metavar="BINARY",
+                        help="also time google/minimalloc's solver (with --exact)")
     args = parser.parse_args()
     paths = sorted(args.directory.glob("*.csv"))
     if not paths:
@@ -97,7 +153,12 @@ def main() -> int:
     if args.exact:
         print(f"loading the compiled search: {warm_up_exact():.2f} s")
         rows = [exact_row(p, args.repeat, args.time_limit, args.workers) for p in paths]
-        print(format_table(EXACT_HEADERS, rows))
+        headers = EXACT_HEADERS
+        if args.minimalloc is not None:
+            headers += ("memplan process s", "minimalloc s", "ratio")
+            rows = [row + _versus_minimalloc(args.minimalloc, p, row, args)
+                    for p, row in zip(paths, rows, strict=True)]
+        print(format_table(headers, rows))
     else:
         print(format_table(GREEDY_HEADERS, [greedy_row(p, args.repeat) for p in paths]))
     return 0
