@@ -121,14 +121,13 @@ def warm_up_exact() -> float:
     return time.perf_counter() - started
 
 
-def _versus_minimalloc(binary: Path, path: Path, row: tuple, args: argparse.Namespace) -> tuple:
+def _versus_minimalloc(binary: Path, path: Path, args: argparse.Namespace) -> tuple:
     memplan = str(Path(sys.executable).with_name("memplan"))
     ours = process_seconds([memplan, "pack", str(path), "--exact", "--summary"], args.repeat,
                            args.time_limit)
     theirs = minimalloc_seconds(binary, path, read_problem(path), args.repeat, args.time_limit)
-    if isinstance(ours, str) or isinstance(theirs, str):
-        return (_shown(ours), _shown(theirs), "-")
-    return (round(ours, 2), round(theirs, 2), f"{theirs / ours:.1f}x")
+    ratio = "-" if isinstance(ours, str) or isinstance(theirs, str) else f"{theirs / ours:.1f}x"
+    return (_shown(ours), _shown(theirs), ratio)
 
 
 def _shown(seconds: float | str) -> float | str:
@@ -156,7 +155,7 @@ def main() -> int:
         headers = EXACT_HEADERS
         if args.minimalloc is not None:
             headers += ("memplan process s", "minimalloc s", "ratio")
-            rows = [row + _versus_minimalloc(args.minimalloc, p, row, args)
+            rows = [row + _versus_minimalloc(args.minimalloc, p, args)
                     for p, row in zip(paths, rows, strict=True)]
         print(format_table(headers, rows))
     else:

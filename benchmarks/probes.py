@@ -9,8 +9,8 @@ search under its own perturbed preorder, cut off after K nodes; see
 `Decider.probe`) run one after the other on one thread. The row gives how many
 found a plan, the first seed that did, the lowest validated peak, and the
 seconds spent. With --stop-at-first a target stops at its first plan (to time
-how long finding one takes). These rates are what the minimiser's probe
-budget is chosen from (docs/solver.md).
+how long finding one takes). `--minimize` does not use probes; why, and
+what they found on D, is in docs/solver.md.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ HEADERS = ("target", "target B", "probes", "plans", "first seed", "lowest peak",
            "seconds")
 
 
-def probe_row(decider, problem, target: int, seeds: int, nodes: int, stop: bool) -> tuple:
+def probe_row(decider, problem, units: int, grain: int, seeds: int, nodes: int,
+              stop: bool) -> tuple:
+    target = units * grain
     started = time.perf_counter()
     plans, proofs, first, lowest, ran = 0, 0, None, None, 0
     for seed in range(seeds):
@@ -46,8 +48,11 @@ def probe_row(decider, problem, target: int, seeds: int, nodes: int, stop: bool)
         lowest = peak if lowest is None else min(lowest, peak)
         if stop:
             break
-    return (None, target, ran, plans, "-" if first is None else first,
-            "-" if lowest is None else lowest, proofs, round(time.perf_counter() - started, 1))
+    seconds = round(time.perf_counter() - started, 1)
+    print(f"target {units}: {plans} plan(s) in {ran} probes, {seconds} s", file=sys.stderr,
+          flush=True)
+    return (units, target, ran, plans, "-" if first is None else first,
+            "-" if lowest is None else lowest, proofs, seconds)
 
 
 def main() -> int:
@@ -64,13 +69,8 @@ def main() -> int:
     problem = read_problem(args.file)
     grain = peak_grain(problem)
     decider = Decider(problem, workers=1)
-    rows = []
-    for units in (int(t) for t in args.targets.split(",")):
-        row = probe_row(decider, problem, units * grain, args.seeds, args.nodes,
-                        args.stop_at_first)
-        rows.append((units, *row[1:]))
-        print(f"target {units}: {row[3]} plan(s) in {row[2]} probes, {row[7]} s",
-              file=sys.stderr, flush=True)
+    rows = [probe_row(decider, problem, int(units), grain, args.seeds, args.nodes,
+                      args.stop_at_first) for units in args.targets.split(",")]
     print(format_table(HEADERS, rows))
     return 0
 

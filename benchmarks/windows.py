@@ -18,17 +18,14 @@ import sys
 from pathlib import Path
 
 from memplan.pack import Problem, read_problem
-from memplan.pack.sections import sweep
+from memplan.pack.sections import Sweep, sweep
 from memplan.report.table import format_table
 
 HEADERS = ("window", "buffers", "target", "status", "seconds", "nodes")
 
 
-def window(problem: Problem, lo: int, hi: int, capacity: int) -> Problem:
-    s = sweep(problem)
-    keep = [b for b, first, last in zip(problem.buffers, s.section_lo, s.section_hi, strict=True)
-            if first < hi and last > lo]
-    return Problem(keep, capacity)
+def window(problem: Problem, sections: Sweep, lo: int, hi: int, capacity: int) -> Problem:
+    return Problem([problem.buffers[i] for i in sections.buffers_in(lo, hi)], capacity)
 
 
 def main() -> int:
@@ -42,10 +39,11 @@ def main() -> int:
     args = parser.parse_args()
     problem = read_problem(args.file)
     target = args.target * peak_grain(problem)
+    sections = sweep(problem)
     rows = []
     for spec in args.windows:
         lo, hi = (int(x) for x in spec.split("-"))
-        part = window(problem, lo, hi, target)
+        part = window(problem, sections, lo, hi, target)
         result = solve_exact(part, time_limit=args.time_limit, workers=1)
         rows.append((spec, len(part), target, result.status, round(result.seconds, 1),
                      result.nodes))

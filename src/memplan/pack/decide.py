@@ -53,12 +53,8 @@ class Decider:
         self.twin_before = _twins(problem)
         self.orders = [np.array([dfs.KEY_CODES[c] for c in o], np.int64) for o in orders]
         self.partitions = [
-            (lo, hi, self._buffers_in(lo, hi)) for lo, hi in self.sweep.partitions()
+            (lo, hi, self.sweep.buffers_in(lo, hi)) for lo, hi in self.sweep.partitions()
         ]
-
-    def _buffers_in(self, lo: int, hi: int) -> np.ndarray:
-        s = self.sweep
-        return np.flatnonzero((s.section_lo < hi) & (s.section_hi > lo)).astype(np.int64)
 
     def decide(
         self, peak: int, deadline: float = math.inf, node_budget: int | None = None
@@ -101,8 +97,8 @@ class Decider:
         width = max(self.workers, 1)
         for first in range(0, len(seeds), width):
             batch = [self._perturbed_search(peak, seed) for seed in seeds[first: first + width]]
-            for search, status in zip(batch, self._run_all(batch, node_budget, deadline,
-                                                           stop_early=False), strict=True):
+            for search, status in zip(batch, self._run_all(batch, node_budget, deadline),
+                                      strict=True):
                 nodes += int(search.counters[0])
                 if status == dfs.OK:
                     return Decision("feasible", search.offsets(), nodes)
@@ -123,9 +119,7 @@ class Decider:
         keys = self.orders[0]  # width first: on D the others' probes found nothing
         return _Search(self, keys, peak, _ranks(widths), _ranks(areas))
 
-    def _run_all(
-        self, searches: list[_Search], limit: int, deadline: float, stop_early: bool = True
-    ) -> list[int]:
+    def _run_all(self, searches: list[_Search], limit: int, deadline: float) -> list[int]:
         """Advance every search to `limit`, on threads when there are cores for them.
 
         All run to the limit (or to an answer) whatever the others do, and the
@@ -136,7 +130,7 @@ class Decider:
             statuses = []
             for search in searches:
                 statuses.append(search.run(limit, deadline))
-                if stop_early and statuses[-1] != dfs.NODE_LIMIT:
+                if statuses[-1] != dfs.NODE_LIMIT:
                     break  # the answer: the searches after it need not run
             return statuses
         with ThreadPoolExecutor(max_workers=self.workers) as pool:

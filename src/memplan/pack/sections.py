@@ -36,6 +36,10 @@ class Sweep:
     def n_sections(self) -> int:
         return len(self.section_bytes)
 
+    def buffers_in(self, lo: int, hi: int) -> np.ndarray:
+        """Indices of the buffers live in any of sections `[lo, hi)`."""
+        return np.flatnonzero((self.section_lo < hi) & (self.section_hi > lo)).astype(np.int64)
+
     def partitions(self) -> list[tuple[int, int]]:
         """Section ranges `[lo, hi)` that share no buffer: solvable one by one."""
         bounds = [0, *(int(s) + 1 for s in np.flatnonzero(self.cuts == 0)), self.n_sections]
