@@ -6,7 +6,7 @@ from pathlib import Path
 
 from memplan.cli import main
 from memplan.ir import MlirChunk, parse_mlir
-from memplan.ir import tensor_ops as t
+from memplan.ir.walk import functions, walk
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -18,7 +18,7 @@ def chunk(text: str, path: str = "case.mlir") -> MlirChunk:
 
 
 def ops_named(module, name: str) -> list:
-    return [op for fn in t.functions(module) for op in t.walk(fn) if op.operation.name == name]
+    return [op.opview for fn in functions(module) for op in walk(fn) if op.name == name]
 
 
 def run_cli(args: list[str], capsys) -> tuple[int, str, str]:

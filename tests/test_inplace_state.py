@@ -7,6 +7,7 @@ from tensor_helpers import DATA, EXAMPLES, chunk, ops_named, run_cli
 
 from memplan.ir import load_mlir, source_loc
 from memplan.ir import tensor_ops as t
+from memplan.ir.walk import defining_op, functions, walk
 from memplan.run.state_compare import compare_steps
 from memplan.transforms import rewrite_inplace_state
 
@@ -16,13 +17,13 @@ def test_kv_cache_append_becomes_insert_of_the_token():
     report = rewrite_inplace_state(ch.module, ch.path)
     assert ch.module.operation.verify()
     assert [str(n.loc) for n in report.rewritten] == [f"{ch.path}:29:14"]
-    fn = t.functions(ch.module)[0]
-    assert not [op for op in t.walk(fn) if op.operation.name == "tensor.concat"]
-    insert = next(op for op in t.walk(fn) if op.operation.name == "tensor.insert_slice")
+    fn = functions(ch.module)[0]
+    assert not [op for op in walk(fn) if op.name == "tensor.concat"]
+    insert = next(op.opview for op in walk(fn) if op.name == "tensor.insert_slice")
     assert str(insert.operation.operands[0].type) == "tensor<1x1x8x64xf32>"  # only the token
     offsets = t.mixed(insert, "offsets")
-    assert t.op_name_of(offsets[1]) == "util.global.load"  # at the current position
-    context = next(op for op in t.walk(fn) if op.operation.name == "tensor.extract_slice")
+    assert defining_op(offsets[1]).name == "util.global.load"  # at the current position
+    context = next(op for op in walk(fn) if op.name == "tensor.extract_slice")
     assert context.operation.operands[0] == insert.results[0]  # readers see the updated state
     assert source_loc(insert, ch.path).line == 29 and source_loc(context, ch.path).line == 14
 

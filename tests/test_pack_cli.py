@@ -83,7 +83,7 @@ def test_input_file_is_not_modified(example):
 
 def test_console_script_runs_without_traceback(tmp_path):
     missing = tmp_path / "missing.csv"
-    proc = subprocess.run([sys.executable, "-m", "memplan.cli", "pack", str(missing)],
+    proc = subprocess.run([sys.executable, "-m", "memplan", "pack", str(missing)],
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith(f"memplan: {missing}: cannot read file")

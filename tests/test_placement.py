@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 from memplan.analysis.census import Allocation
@@ -139,12 +140,12 @@ def test_npu_buffer_too_big_for_every_npu_space_is_refused():
 
 
 def test_device_without_a_counterpart_on_the_target_falls_back_to_the_default():
-    a = alloc(128)
-    (request,) = build_requests([a], {("f", a.location.line, 5): DeviceUse(("npu",), False)},
-                                load_target("x86_64"))
+    op = object()  # stands for the allocation op: requests find device uses by the op
+    a = dataclasses.replace(alloc(128), op=op)
+    (request,) = build_requests([a], {op: DeviceUse(("npu",), False)}, load_target("x86_64"))
     assert request.devices == ("cpu",)
     assert "npu: not a device of x86_64" in request.notes[0]
-    (npu_request,) = build_requests([a], {("f", a.location.line, 5): DeviceUse(("npu",), True)},
+    (npu_request,) = build_requests([a], {op: DeviceUse(("npu",), True)},
                                     load_target("cortex-m55+ethos-u55"))
     assert npu_request.devices == ("cpu", "npu")
 
@@ -179,15 +180,24 @@ def _f32(line: int, n: int, op: str = "memref.alloc") -> Allocation:
                       None, 0, (0, 10))
 
 
+def _with_ops(module, allocations: list[Allocation]) -> list[Allocation]:
+    """Hand-built records bound to the module's allocation ops, in order (as the census does)."""
+    from memplan.ir.ops import ALLOCATION_OPS
+    from memplan.ir.walk import walk
+
+    ops = [op for op in walk(module.operation) if op.name in ALLOCATION_OPS]
+    return [dataclasses.replace(a, op=op) for a, op in zip(allocations, ops, strict=True)]
+
+
 def test_apply_placement_rewrites_and_verifies():
     from memplan.ir import parse_mlir
     from memplan.transforms.placement import apply_placement
 
     module = parse_mlir(APPLY_SRC, "x.mlir")
-    allocations = [_f32(2, 16), _f32(3, 4096), _f32(4, 16384, "memref.alloca")]
+    allocations = _with_ops(module, [_f32(2, 16), _f32(3, 4096), _f32(4, 16384, "memref.alloca")])
     placement = place(cpu(*allocations), load_target("x86_64"))
     assert spaces(placement) == ["stack", "stack", "heap"]
-    assert apply_placement(module, placement, "x.mlir") == 3
+    assert apply_placement(module, placement) == 3
     assert module.operation.verify()
     text = str(module)
     # One frame of the packed size, the two stack buffers are views into it at their offsets.
@@ -197,10 +207,10 @@ def test_apply_placement_rewrites_and_verifies():
     assert text.count("memref.dealloc") == 1  # only the heap buffer, freed before return
 
     module = parse_mlir(APPLY_SRC, "x.mlir")
-    npu = [Request(a, ("cpu", "npu")) for a in allocations]
+    npu = [Request(a, ("cpu", "npu")) for a in _with_ops(module, allocations)]
     placement = place(npu, load_target("cortex-m55+ethos-u55"))
     assert spaces(placement) == ["sram", "sram", "sram"]
-    apply_placement(module, placement, "x.mlir")
+    apply_placement(module, placement)
     assert module.operation.verify()
     text = str(module)
     assert 'memref.global "private" @memplan_pool_sram : memref<81984xi8, "sram">' in text

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memplan.analysis.ranges import Assumption, Range, RangeAnalysis, parse_assumption
+from memplan.analysis.ranges import Assumption, Range, RangeAnalysis
+from memplan.cli.args import parse_assumption
 from memplan.errors import InputError
 from memplan.ir import parse_mlir
 from memplan.ir.walk import functions, walk

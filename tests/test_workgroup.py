@@ -7,7 +7,8 @@ from pathlib import Path
 from memplan.analysis.census import Allocation
 from memplan.cli import main
 from memplan.ir import SourceLoc
-from memplan.place.workgroup import kernel_budgets, workgroup_diagnostics
+from memplan.place.budgets import kernel_budgets
+from memplan.place.workgroup import workgroup_diagnostics
 from memplan.report.diagnostics import format_diagnostic
 from memplan.targets import load_target
 

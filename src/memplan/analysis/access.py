@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from iree.compiler import ir
 
 from ..diagnostic import Diagnostic
-from ..ir import MlirChunk, SourceLoc, source_loc
+from ..ir import MlirChunk, SourceLoc, ops, source_loc
 from ..ir import tensor_ops as t
+from ..ir.types import is_ranked_tensor
+from ..ir.walk import functions, symbol_name, walk
 from .notes import diagnostic_at
 
 
@@ -49,7 +51,7 @@ class Access:
 @dataclass
 class _Uses:
     reads: bool = False
-    writers: list[ir.OpView] = field(default_factory=list)
+    writers: list[ir.Operation] = field(default_factory=list)
 
 
 def value_uses(value: ir.Value) -> _Uses:
@@ -61,8 +63,8 @@ def value_uses(value: ir.Value) -> _Uses:
 
 def _collect(value: ir.Value, found: _Uses) -> None:
     for use in value.uses:
-        owner = use.owner.opview
-        if owner.operation.name in t.VIEW_OPS and use.operand_number == 0:
+        owner = use.owner.operation
+        if owner.name in ops.VIEW_OPS and use.operand_number == 0:
             _collect(owner.results[0], found)
         elif t.is_destination(use):
             found.writers.append(owner)
@@ -74,21 +76,21 @@ def _collect(value: ir.Value, found: _Uses) -> None:
 def access_modes(chunk: MlirChunk) -> list[Access]:
     """Arguments and constants per function, then globals, in file order."""
     accesses: list[Access] = []
-    for fn in t.functions(chunk.module):
+    for fn in functions(chunk.module):
         accesses += _function_accesses(fn, chunk.path)
     accesses += _global_accesses(chunk)
     return accesses
 
 
-def _function_accesses(fn: ir.OpView, path: str) -> list[Access]:
-    name = t.symbol_name(fn)
+def _function_accesses(fn: ir.Operation, path: str) -> list[Access]:
+    name = symbol_name(fn)
     found: list[Access] = []
     for index, arg in enumerate(fn.regions[0].blocks[0].arguments):
         uses = value_uses(arg)
         found.append(Access("argument", f"%arg{index}", name, str(arg.type), uses.reads,
                             bool(uses.writers), source_loc(fn, path)))
-    for op in t.walk(fn):
-        if op.operation.name in t.CONSTANT_OPS and t.is_tensor(op.results[0]):
+    for op in walk(fn):
+        if op.name in ops.CONSTANT_OPS and is_ranked_tensor(op.results[0]):
             uses = value_uses(op.results[0])
             found.append(Access("constant", op.results[0].get_name(), name,
                                 str(op.results[0].type), uses.reads, bool(uses.writers),
@@ -99,16 +101,16 @@ def _function_accesses(fn: ir.OpView, path: str) -> list[Access]:
 def _global_accesses(chunk: MlirChunk) -> list[Access]:
     loads: dict[str, bool] = {}
     stores: dict[str, bool] = {}
-    for fn in t.functions(chunk.module):
-        for op in t.walk(fn):
-            if op.operation.name in t.GLOBAL_LOADS:
+    for fn in functions(chunk.module):
+        for op in walk(fn):
+            if op.name in ops.GLOBAL_LOAD_OPS:
                 loads[t.global_symbol(op)] = True
-            elif op.operation.name in t.GLOBAL_STORES:
+            elif op.name in ops.GLOBAL_STORE_OPS:
                 stores[t.global_symbol(op)] = True
     found = []
     for op in chunk.module.body.operations:
-        if op.operation.name in t.GLOBAL_DEFS:
-            sym = t.symbol_name(op)
+        if op.operation.name in ops.GLOBAL_OPS:
+            sym = symbol_name(op)
             found.append(Access("global", f"@{sym}", "", str(_global_type(op)),
                                 loads.get(sym, False), stores.get(sym, False),
                                 source_loc(op, chunk.path)))
@@ -124,33 +126,33 @@ def written_constants(chunk: MlirChunk) -> list[Diagnostic]:
     """A warning per op that writes a constant (or an immutable global's value)."""
     notes: list[Diagnostic] = []
     immutable = t.immutable_globals(chunk.module)
-    for fn in t.functions(chunk.module):
-        for op in t.walk(fn):
+    for fn in functions(chunk.module):
+        for op in walk(fn):
             what = _constant_kind(op, immutable)
-            if what is None or not t.is_tensor(op.results[0]):
+            if what is None or not is_ranked_tensor(op.results[0]):
                 continue
             consequence = _consequence(op)
             for writer in value_uses(op.results[0]).writers:
                 notes.append(diagnostic_at(
-                    "warning", writer, chunk.path, f"{writer.operation.name} writes into "
+                    "warning", writer, chunk.path, f"{writer.name} writes into "
                     f"{what} ({op.results[0].type}): {consequence}", "constant-written"))
     return notes
 
 
-def _consequence(op: ir.OpView) -> str:
-    attr = op.operation.attributes["value"] if "value" in op.operation.attributes else None
+def _consequence(op: ir.Operation) -> str:
+    attr = op.attributes["value"] if "value" in op.attributes else None
     if isinstance(attr, ir.DenseElementsAttr) and attr.is_splat:
         return "`memplan opt` makes it tensor.empty + linalg.fill"
     return ("IREE copies it each call or fails to compile; `memplan opt` makes it a "
             "read-only input")
 
 
-def _constant_kind(op: ir.OpView, immutable: set[str]) -> str | None:
-    name = op.operation.name
-    if name in t.CONSTANT_OPS:
+def _constant_kind(op: ir.Operation, immutable: set[str]) -> str | None:
+    name = op.name
+    if name in ops.CONSTANT_OPS:
         kind = "constant" if name == "arith.constant" else "unfoldable constant"
         return f"{kind} {op.results[0].get_name()}"
-    if name in t.GLOBAL_LOADS and t.global_symbol(op) in immutable:
+    if name in ops.GLOBAL_LOAD_OPS and t.global_symbol(op) in immutable:
         return f"immutable global @{t.global_symbol(op)}"
     if name == "ml_program.global_load_const":
         return f"immutable global @{t.global_symbol(op)}"

@@ -14,21 +14,20 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from iree.compiler import ir
 
 from ..ir import MlirChunk, SourceLoc, source_loc
+from ..ir.ops import ALLOCATION_OPS, MEMREF_VIEW_OPS
+from ..ir.source import source_argument_names
+from ..ir.types import element_bytes, memory_space_name, shape_of
 from ..ir.walk import (
     OpOrder,
     ancestor_in_block,
-    element_bytes,
     enclosing_loops,
     functions,
     loops_inside_allocation_scope,
-    memory_space_name,
-    shape_of,
-    source_argument_names,
     symbol_name,
     users,
     walk,
@@ -59,6 +58,9 @@ class Allocation:
     # Loops between it and its automatic allocation scope (`memref.alloca_scope`, function):
     # for a stack allocation, the loops in which every iteration allocates again.
     scope_loop_depth: int = 0
+    # The op itself (for `gpu.func` attributions, the function): how later layers find it
+    # in the IR, whatever its location says.
+    op: ir.Operation | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_stack(self) -> bool:
@@ -71,15 +73,6 @@ class Allocation:
 
 # --- the walk ---------------------------------------------------------------------------
 
-ALLOCATION_OPS = frozenset({"memref.alloc", "memref.alloca", "bufferization.alloc_tensor"})
-# Ops through which a buffer is still the same memory (their result aliases operand 0).
-VIEW_OPS = frozenset({
-    "memref.subview", "memref.cast", "memref.reinterpret_cast", "memref.expand_shape",
-    "memref.collapse_shape", "memref.view", "memref.transpose", "memref.assume_alignment",
-    "memref.memory_space_cast",
-})
-
-
 @dataclass
 class FunctionFacts:
     """What one function's analyses share: its op order and its range analysis."""
@@ -90,9 +83,9 @@ class FunctionFacts:
     ranges: RangeAnalysis
 
 
-def function_facts(func: ir.Operation, path: str,
+def function_facts(func: ir.Operation, chunk: MlirChunk,
                    assumptions: Sequence[Assumption] = ()) -> FunctionFacts:
-    names = source_argument_names(func, path)
+    names = source_argument_names(func, chunk.lines)
     return FunctionFacts(func, symbol_name(func), OpOrder.of(func),
                          RangeAnalysis(func, assumptions, names))
 
@@ -111,7 +104,7 @@ def take_census(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) -> lis
     """Every allocation in the chunk's functions, in function and op order."""
     census: list[Allocation] = []
     for func in functions(chunk.module):
-        facts = function_facts(func, chunk.path, assumptions)
+        facts = function_facts(func, chunk, assumptions)
         found = [describe_allocation(op, facts, chunk.path) for op in allocation_ops(func)]
         found += _workgroup_attributions(facts, chunk.path)
         census.extend(dataclasses.replace(a, chunk=chunk.index) for a in found)
@@ -146,6 +139,7 @@ def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Al
         dim_bounds=dim_bounds,
         loop_location=source_loc(loops[-1], path) if loops else None,
         scope_loop_depth=loops_inside_allocation_scope(op),
+        op=op,
     )
 
 
@@ -183,7 +177,7 @@ def buffer_lifetime(buffer: ir.Value, op: ir.Operation, order: OpOrder) -> tuple
             top = ancestor_in_block(user, op.block)
             if top is not None:
                 end = max(end, order.end[top])
-            if user.name in VIEW_OPS and user.operands[0] == value:
+            if user.name in MEMREF_VIEW_OPS and user.operands[0] == value:
                 pending.extend(user.results)
     return start, end
 
@@ -201,16 +195,21 @@ def _workgroup_attributions(facts: FunctionFacts, path: str) -> list[Allocation]
     for index, arg in enumerate(args):
         shape = shape_of(arg.type)
         elem_type = ir.ShapedType(arg.type).element_type
-        elem_bytes = element_bytes(elem_type) or 0
+        elem_bytes = element_bytes(elem_type)
         static = [d for d in shape if d is not None]
-        size = elem_bytes * math.prod(static) if len(static) == len(shape) else None
+        size = reason = None
+        if elem_bytes is None:
+            reason = f"element type {elem_type} has no known size"
+        elif len(static) < len(shape):
+            reason = "attribution has a dynamic shape"
+        else:
+            size = elem_bytes * math.prod(static)
         kind = "workgroup" if index < n_workgroup else "private"
         records.append(Allocation(
             op_name=f"gpu.func {kind}", function=facts.name, location=source_loc(func, path),
-            element_type=str(elem_type), shape=shape, element_bytes=elem_bytes,
-            exact_bytes=size, bound_bytes=size,
-            unbounded_reason=None if size is not None else "attribution has a dynamic shape",
+            element_type=str(elem_type), shape=shape, element_bytes=elem_bytes or 0,
+            exact_bytes=size, bound_bytes=size, unbounded_reason=reason,
             memory_space=memory_space_name(arg.type) or kind, loop_depth=0,
-            lifetime=(0, len(facts.order.position)), dim_bounds=shape,
+            lifetime=(0, len(facts.order.position)), dim_bounds=shape, op=func,
         ))
     return records

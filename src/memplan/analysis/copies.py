@@ -33,8 +33,17 @@ from math import prod
 
 from iree.compiler import ir
 
-from ..ir import SourceLoc, source_loc
+from ..ir import SourceLoc, ops, source_loc
 from ..ir import tensor_ops as t
+from ..ir.types import shape_of, shaped_element_bytes
+from ..ir.walk import (
+    defining_op,
+    functions,
+    int_constant,
+    is_device_code,
+    symbol_name,
+    walk,
+)
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,8 @@ class CopyEstimate:
     function: str
     items: list[CopyItem] = field(default_factory=list)
     bound: bool = False  # a dynamic size was taken at its upper bound
+    # Element types memplan cannot size: their bytes are not in the totals.
+    unknown_types: tuple[str, ...] = ()
 
     @property
     def transient_bytes(self) -> int:
@@ -83,8 +94,6 @@ _BINARY: dict[str, Callable[[int, int], int]] = {
     "util.align": lambda a, b: -(-a // b) * b,  # stream pads transients it packs
     "arith.maxui": max, "arith.minui": min, "arith.maxsi": max, "arith.minsi": min,
 }
-_CASTS = ("arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi",
-          "arith.trunci")
 
 
 def eval_index(value: ir.Value, at: Mapping[str, int], depth: int = 0) -> int | None:
@@ -97,10 +106,10 @@ def eval_index(value: ir.Value, at: Mapping[str, int], depth: int = 0) -> int | 
     op = owner.operation
     name = op.name
     if name == "arith.constant":
-        return t.const_int(value)
-    if name in t.GLOBAL_LOADS:
-        return at.get(t.global_symbol(op.opview))
-    if name in _CASTS:
+        return int_constant(value)
+    if name in ops.GLOBAL_LOAD_OPS:
+        return at.get(t.global_symbol(op))
+    if name in ops.INTEGER_CAST_OPS:
         return eval_index(op.operands[0], at, depth + 1)
     if name in _BINARY:
         a, b = (eval_index(v, at, depth + 1) for v in op.operands)
@@ -116,30 +125,35 @@ class _Sizer:
     def __init__(self, at: Mapping[str, int]):
         self.at = at
         self.bound = False
+        self.unknown_types: set[str] = set()  # element types with no known size
 
     def bytes(self, value: ir.Value) -> int:
-        dims = [self.extent(value, d) for d in range(len(t.shape(value)))]
-        return prod(dims) * t.element_bytes(value.type)
+        dims = [self.extent(value, d) for d in range(len(shape_of(value.type)))]
+        element = shaped_element_bytes(value.type)
+        if element is None:
+            self.unknown_types.add(str(ir.ShapedType(value.type).element_type))
+            return 0
+        return prod(dims) * element
 
     def extent(self, value: ir.Value, dim: int) -> int:
-        static = t.shape(value)[dim]
+        static = shape_of(value.type)[dim]
         if static is not None:
             return static
-        op = t.defining_op(value)
-        name = op.operation.name if op is not None else None
+        op = defining_op(value)
+        name = op.name if op is not None else None
         if name == "tensor.extract_slice":
-            return self._entry(t.mixed(op, "sizes")[dim], op.operation.operands[0], dim)
+            return self._entry(t.mixed(op.opview, "sizes")[dim], op.operands[0], dim)
         if name == "tensor.concat":
-            along = ir.IntegerAttr(op.operation.attributes["dim"]).value
-            parts = list(op.operation.operands)
+            along = ir.IntegerAttr(op.attributes["dim"]).value
+            parts = list(op.operands)
             if along == dim:
                 return self._clamp(value, dim, sum(self.extent(p, dim) for p in parts))
             return self.extent(parts[0], dim)
         if name == "tensor.insert_slice":
-            return self.extent(op.operation.operands[1], dim)
+            return self.extent(op.operands[1], dim)
         if op is not None and t.is_linalg_structured(op):
             index = next(i for i, r in enumerate(op.results) if r == value)
-            return self.extent(op.outputs[index], dim)
+            return self.extent(op.opview.outputs[index], dim)
         self.bound = True
         return 0  # unknown and unbounded: counted as nothing, flagged
 
@@ -148,8 +162,8 @@ class _Sizer:
         for use in value.uses:
             owner = use.owner.operation
             if owner.name == "tensor.insert_slice" and use.operand_number == 0:
-                dest = t.shape(owner.operands[1])
-                limit = dest[dim] if len(dest) == len(t.shape(value)) else None
+                dest = shape_of(owner.operands[1].type)
+                limit = dest[dim] if len(dest) == len(shape_of(value.type)) else None
                 if limit is not None:
                     size = min(size, limit)
         return size
@@ -168,30 +182,31 @@ def estimate_copies(module: ir.Module, path: str = "<input>",
                     at: Mapping[str, int] | None = None) -> list[CopyEstimate]:
     """Per function, the transients and copies the tensor program implies."""
     immutable = t.immutable_globals(module)
-    return [_estimate_function(fn, path, at or {}, immutable) for fn in t.functions(module)]
+    return [_estimate_function(fn, path, at or {}, immutable) for fn in functions(module)]
 
 
-def _estimate_function(fn: ir.OpView, path: str, at: Mapping[str, int],
+def _estimate_function(fn: ir.Operation, path: str, at: Mapping[str, int],
                        immutable: set[str]) -> CopyEstimate:
     sizer = _Sizer(at)
-    estimate = CopyEstimate(t.symbol_name(fn))
-    for op in t.walk(fn):
+    estimate = CopyEstimate(symbol_name(fn))
+    for op in walk(fn):
         for kind, size, why in _op_costs(op, sizer, immutable):
-            estimate.items.append(CopyItem(kind, size, op.operation.name,
-                                           source_loc(op, path), why))
+            estimate.items.append(CopyItem(kind, size, op.name, source_loc(op, path), why))
     estimate.bound = sizer.bound
+    estimate.unknown_types = tuple(sorted(sizer.unknown_types))
     return estimate
 
 
-def _op_costs(op: ir.OpView, sizer: _Sizer, immutable: set[str]) -> list[tuple[str, int, str]]:
+def _op_costs(op: ir.Operation, sizer: _Sizer, immutable: set[str]
+              ) -> list[tuple[str, int, str]]:
     """(kind, bytes, why) of the transients and copies `op` implies."""
-    name = op.operation.name
+    name = op.name
     if name == "tensor.concat":
         size = sizer.bytes(op.results[0])
         return [("transient", size, "concat materialises its result"),
                 ("copy", size, "concat copies its operands in")]
     if name == "tensor.insert_slice":
-        source, dest = op.operation.operands[0], op.operation.operands[1]
+        source, dest = op.operands[0], op.operands[1]
         costs = []
         if not _produced_in_place(source):
             costs.append(("copy", sizer.bytes(source), "insert copies its source"))
@@ -204,40 +219,39 @@ def _op_costs(op: ir.OpView, sizer: _Sizer, immutable: set[str]) -> list[tuple[s
     if t.is_linalg_structured(op):
         # The copy lands in the op's result buffer, needed anyway: bytes, no extra buffer.
         return [("copy", sizer.bytes(out), "written constant is copied into the result")
-                for out in op.outputs if _is_nonsplat_constant(out, immutable)]
+                for out in op.opview.outputs if _is_nonsplat_constant(out, immutable)]
     return []
 
 
 def _produced_in_place(source: ir.Value) -> bool:
     """A linalg result used only by the insert: its producer writes the slice directly
     (IREE emplaces the dispatch result in the destination)."""
-    op = t.defining_op(source)
+    op = defining_op(source)
     return op is not None and t.is_linalg_structured(op) and len(list(source.uses)) == 1
 
 
 def _is_nonsplat_constant(value: ir.Value, immutable: set[str]) -> bool:
-    op = t.defining_op(value)
+    op = defining_op(value)
     if op is None:
         return False
-    if op.operation.name in t.GLOBAL_LOADS:
+    if op.name in ops.GLOBAL_LOAD_OPS:
         return t.global_symbol(op) in immutable  # contents unknown here: assume non-splat
-    if op.operation.name not in t.CONSTANT_OPS:
+    if op.name not in ops.CONSTANT_OPS:
         return False
-    attr = op.operation.attributes["value"]
+    attr = op.attributes["value"]
     return not (isinstance(attr, ir.DenseElementsAttr) and attr.is_splat)
 
 
-def _not_in_place(insert: ir.OpView, dest: ir.Value) -> str | None:
+def _not_in_place(insert: ir.Operation, dest: ir.Value) -> str | None:
     """Why the insert cannot update `dest` in place (None when it can)."""
     owner = dest.owner
     if isinstance(owner, ir.Block):
         return "is a function argument"
-    if owner.operation.name in t.CONSTANT_OPS:
+    if owner.operation.name in ops.CONSTANT_OPS:
         return "is a constant"
     for use in dest.uses:
         user = use.owner.operation
-        if user != insert.operation and user.block == insert.operation.block and \
-                insert.operation.is_before_in_block(user):
+        if user != insert and user.block == insert.block and insert.is_before_in_block(user):
             return f"is read later by {user.name}"
     return None
 
@@ -254,10 +268,12 @@ def stream_counts(stream_module: ir.Module, at: Mapping[str, int] | None = None
                   ) -> list[StreamCounts]:
     """Per public function of IREE's stream output, transient and copied bytes at `at`."""
     found = []
-    for fn in t.functions(stream_module):
-        counts = StreamCounts(t.symbol_name(fn))
-        for op in t.walk(fn):
-            _count(op.operation, counts, at or {})
+    for fn in functions(stream_module):
+        if is_device_code(fn):
+            continue  # dispatches: their copies are counted where the host launches them
+        counts = StreamCounts(symbol_name(fn))
+        for op in walk(fn):
+            _count(op, counts, at or {})
         found.append(counts)
     return found
 

@@ -20,20 +20,10 @@ from iree.compiler import ir
 
 from ..errors import InputError
 from ..ir import source_loc
+from ..ir.ops import ALLOCATION_OPS, DEALLOCATION_OPS, MEMREF_VIEW_OPS
+from ..ir.walk import users, walk
 
 DEVICE_ATTR = "memplan.device"
-ALLOC_OPS = frozenset({"memref.alloc", "memref.alloca", "bufferization.alloc_tensor"})
-# Ops whose result is another name for (part of) their source buffer.
-VIEW_OPS = frozenset({
-    "memref.subview", "memref.cast", "memref.reinterpret_cast", "memref.collapse_shape",
-    "memref.expand_shape", "memref.view", "memref.memory_space_cast", "memref.transpose",
-    "memref.assume_alignment",
-})
-NOT_A_USE = frozenset({"memref.dealloc"})
-FUNCTION_OPS = frozenset({"func.func", "gpu.func"})
-
-# (function, line, col): how an `Allocation` record of the census is matched to its op.
-AllocKey = tuple[str, int, int]
 
 
 @dataclass(frozen=True)
@@ -44,25 +34,24 @@ class DeviceUse:
     default: bool
 
 
-def device_uses(module: ir.Module, path: str) -> dict[AllocKey, DeviceUse]:
-    """Devices touching every allocation op of `module`, keyed like the census records."""
-    result: dict[AllocKey, DeviceUse] = {}
-    for op, function in _allocations(module.operation):
-        loc = source_loc(op, path)
-        if loc is None:
+def device_uses(module: ir.Module, path: str) -> dict[ir.Operation, DeviceUse]:
+    """Devices touching every allocation op of `module`, keyed by the op."""
+    result: dict[ir.Operation, DeviceUse] = {}
+    for op in walk(module.operation):
+        if op.name not in ALLOCATION_OPS:
             continue
         named: set[str] = set(_names(op, path)) if DEVICE_ATTR in op.attributes else set()
         default = False
-        users = list(_users(op.results[0]))
-        if not users and not named:
-            users = [op]  # an unused buffer belongs to whoever allocates it
-        for user in users:
+        touching = list(_data_users(op.results[0]))
+        if not touching and not named:
+            touching = [op]  # an unused buffer belongs to whoever allocates it
+        for user in touching:
             device = op_devices(user, path)
             if device:
                 named.update(device)
             else:
                 default = True
-        result[(function, loc.line, loc.col)] = DeviceUse(tuple(sorted(named)), default)
+        result[op] = DeviceUse(tuple(sorted(named)), default)
     return result
 
 
@@ -78,38 +67,18 @@ def op_devices(op: ir.Operation, path: str = "<input>") -> tuple[str, ...]:
     return ()
 
 
-def function_name(op: ir.Operation) -> str | None:
-    """Symbol name of the function holding `op` (or of `op` itself), without '@'."""
-    current: ir.Operation | None = op
-    while current is not None:
-        if current.name in FUNCTION_OPS:
-            return ir.StringAttr(current.attributes["sym_name"]).value
-        if current.name == "builtin.module":
-            return None
-        current = current.parent
-    return None
-
-
-def _allocations(root: ir.Operation):  # noqa: ANN202 - generator of (op, function)
-    for region in root.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                op = child.operation
-                if op.name in ALLOC_OPS:
-                    yield op, function_name(op) or ""
-                yield from _allocations(op)
-
-
-def _users(value: ir.Value):  # noqa: ANN202 - generator of ops
-    for use in value.uses:
-        user = use.owner
-        user = user.operation if hasattr(user, "operation") else user
-        if user.name in NOT_A_USE:
-            continue
-        if user.name in VIEW_OPS and user.results:
-            yield from _users(user.results[0])
-        else:
-            yield user
+def _data_users(value: ir.Value) -> list[ir.Operation]:
+    """Ops that touch the data of `value`, through views; a deallocation does not."""
+    found, pending = [], [value]
+    while pending:
+        for user in users(pending.pop()):
+            if user.name in DEALLOCATION_OPS:
+                continue
+            if user.name in MEMREF_VIEW_OPS and user.results:
+                pending.append(user.results[0])
+            else:
+                found.append(user)
+    return found
 
 
 def _names(op: ir.Operation, path: str) -> tuple[str, ...]:

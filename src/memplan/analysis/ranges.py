@@ -23,20 +23,17 @@ argument, or the result of an op with effects inside the loop).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from iree.compiler import ir
 
-from ..errors import InputError
+from ..ir.ops import FUNCTION_OPS, LOOP_OPS
+from ..ir.types import int_width
 from ..ir.walk import (
-    FUNCTION_OPS,
-    LOOP_OPS,
     block_argument_owner,
     defining_op,
     enclosing_loops,
-    int_width,
     is_inside,
     symbol_name,
 )
@@ -91,23 +88,6 @@ class Assumption:
         if self.function is not None and self.function != function:
             return False
         return self.arg == position if isinstance(self.arg, int) else self.arg == name
-
-
-_ASSUMPTION = re.compile(
-    r"^\s*(?:@(?P<func>[\w$.-]+):)?%?(?P<arg>[\w$.-]+)\s*(?P<op><=|>=|==)\s*(?P<num>-?\d+)\s*$"
-)
-
-
-def parse_assumption(text: str) -> Assumption:
-    match = _ASSUMPTION.match(text)
-    if not match:
-        raise InputError("--assume", f"cannot read '{text}': expected [@func:]ARG<=N, ARG>=N "
-                         "or ARG==N, ARG an argument's SSA name or 0-based position")
-    arg_text, num = match.group("arg"), int(match.group("num"))
-    arg: str | int = int(arg_text) if arg_text.isdigit() else arg_text
-    op = match.group("op")
-    return Assumption(arg, lo=num if op in (">=", "==") else None,
-                      hi=num if op in ("<=", "==") else None, function=match.group("func"))
 
 
 # --- interval arithmetic -------------------------------------------------------------

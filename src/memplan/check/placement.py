@@ -12,31 +12,28 @@
 
 from __future__ import annotations
 
-from ..analysis.devices import device_uses
 from ..diagnostic import Diagnostic
-from ..place.requests import alloc_key, resolve_devices
+from ..place.budgets import is_stack
+from ..place.requests import resolve_devices
 from ..place.workgroup import workgroup_diagnostics
 from .context import CheckContext
-from .stack import describe_type, is_stack
+from .stack import describe_type
 
 
 def check_workgroup(ctx: CheckContext) -> list[Diagnostic]:
-    return workgroup_diagnostics(ctx.census, ctx.target)
+    return workgroup_diagnostics(ctx.census, ctx.target, ctx.kernels)
 
 
 def check_stack_addressable(ctx: CheckContext) -> list[Diagnostic]:
     stack = ctx.target.stack
     if stack is None or not ctx.chunks:
         return []  # no stack: `stack-allocation-limit` already says so
-    uses = {}
-    for chunk in ctx.chunks:
-        uses.update(device_uses(chunk.module, chunk.path))
+    uses = ctx.device_uses
     diags = []
     for a in ctx.census:
-        key = alloc_key(a)
-        if not is_stack(a) or key is None:
+        if not is_stack(a) or a.op is None:
             continue
-        devices, _ = resolve_devices(uses.get(key), ctx.target)
+        devices, _ = resolve_devices(uses.get(a.op), ctx.target)
         missing = [d for d in devices if d not in stack.addressable_by]
         if missing:
             diags.append(Diagnostic(

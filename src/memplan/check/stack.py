@@ -19,13 +19,9 @@ have an error of their own and no finite frame.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 from ..analysis.census import Allocation
 from ..diagnostic import Diagnostic, Note
-from ..pack import Buffer, PackResult, Problem, plan
-from ..targets import Target
+from ..place.budgets import is_stack
 from .context import CheckContext
 
 TOP_CONTRIBUTORS = 3
@@ -43,49 +39,6 @@ def describe_size(a: Allocation) -> str:
     if a.bound_bytes is not None:
         return f"at most {a.bound_bytes} bytes"
     return "unbounded"
-
-
-def is_stack(a: Allocation) -> bool:
-    return a.is_stack and a.memory_space is None
-
-
-@dataclass(frozen=True)
-class StackFrame:
-    """The stack frame of one function: its bounded, loop-free stack allocations packed."""
-
-    chunk: int
-    function: str
-    counted: tuple[Allocation, ...]
-    excluded: tuple[Allocation, ...]  # in a loop or unbounded: no finite frame
-    packed: PackResult
-
-    @property
-    def bytes(self) -> int:
-        return self.packed.peak
-
-    @property
-    def sum_bytes(self) -> int:
-        return sum(b.size for b in self.packed.problem.buffers)
-
-
-def stack_frames(census: Sequence[Allocation], target: Target) -> list[StackFrame]:
-    """One frame per function with stack allocations, in census order."""
-    by_function: dict[tuple[int, str], list[Allocation]] = {}
-    for a in census:
-        if is_stack(a):
-            by_function.setdefault((a.chunk, a.function), []).append(a)
-    frames = []
-    capacity = target.stack.max_frame if target.stack else None
-    align = target.stack.alignment if target.stack else 1
-    for (chunk, function), allocs in by_function.items():
-        counted = tuple(a for a in allocs
-                        if a.scope_loop_depth == 0 and a.bytes_or_bound is not None)
-        excluded = tuple(a for a in allocs if a not in counted)
-        buffers = [Buffer(f"{function}#{i}", a.lifetime[0], a.lifetime[1], a.bytes_or_bound or 0,
-                          max(a.alignment or 1, align)) for i, a in enumerate(counted)]
-        frames.append(StackFrame(chunk, function, counted, excluded,
-                                 plan(Problem(buffers, capacity))))
-    return frames
 
 
 def check_stack_in_loop(ctx: CheckContext) -> list[Diagnostic]:
@@ -136,15 +89,16 @@ def check_frame_limit(ctx: CheckContext) -> list[Diagnostic]:
         return []
     limit = ctx.target.stack.max_frame
     diags = []
-    for frame in stack_frames(ctx.census, ctx.target):
-        if frame.bytes <= limit:
+    for frame in ctx.frames:
+        if frame.peak <= limit:
             continue
-        largest = sorted(frame.counted, key=lambda a: -(a.bytes_or_bound or 0))[:TOP_CONTRIBUTORS]
+        largest = sorted(frame.allocations,
+                         key=lambda a: -(a.bytes_or_bound or 0))[:TOP_CONTRIBUTORS]
         notes = [Note(a.location, f"{describe_type(a)} contributes {describe_size(a)}")
                  for a in largest]
         diags.append(Diagnostic(
             "error", largest[0].location,
-            f"stack frame of @{frame.function} needs {frame.bytes} bytes (live allocations "
+            f"stack frame of @{frame.function} needs {frame.peak} bytes (live allocations "
             f"packed; {frame.sum_bytes} bytes unpacked), over the {limit}-byte frame limit of "
             f"target '{ctx.target.name}'", notes, code="stack-frame-limit"))
     return diags

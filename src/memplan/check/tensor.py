@@ -8,16 +8,16 @@
 - `state-in-place-refused` (note): an append that `memplan opt` will leave alone,
   and why.
 
-These read the modules only (the rewrite's matcher, not the rewrite).
+These read the modules only (the matcher in analysis/state_append.py, not the rewrite).
 """
 
 from __future__ import annotations
 
 from ..analysis.access import written_constants
 from ..analysis.notes import diagnostic_at
+from ..analysis.state_append import Refusal, match_append
 from ..diagnostic import Diagnostic
-from ..ir import tensor_ops as t
-from ..transforms.inplace_state import Refusal, match_append
+from ..ir.walk import functions, walk
 from .context import CheckContext
 
 
@@ -28,8 +28,8 @@ def check_constant_writes(context: CheckContext) -> list[Diagnostic]:
 def check_state_appends(context: CheckContext) -> list[Diagnostic]:
     diags = []
     for chunk in context.chunks:
-        for fn in t.functions(chunk.module):
-            for concat in (op for op in t.walk(fn) if op.operation.name == "tensor.concat"):
+        for fn in functions(chunk.module):
+            for concat in (op.opview for op in walk(fn) if op.name == "tensor.concat"):
                 diags += _append_diagnostics(concat, chunk.path)
     return diags
 

@@ -38,9 +38,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..analysis.census import Allocation
-from ..pack import Buffer, InvalidPlan, PackResult, Problem, Solution, lower_bound, plan, validate
+from ..diagnostic import Diagnostic
+from ..pack import InvalidPlan, PackResult, Problem, Solution, lower_bound, plan, validate
 from ..pack.heuristics import choose_offset
 from ..targets import Target
+from .budgets import allocation_buffer
 
 STACK = "stack"
 HEAP = "heap"
@@ -113,6 +115,18 @@ class Placement:
     @property
     def unplaced(self) -> list[Decision]:
         return [d for d in self.decisions if not d.placed]
+
+
+def unplaced_diagnostics(placement: Placement) -> list[Diagnostic]:
+    """An error per allocation with nowhere to go, with every space's reason."""
+    diags = []
+    for d in placement.unplaced:
+        a = d.allocation
+        size = a.bytes_or_bound
+        what = f"{a.op_name} of {size} bytes" if size is not None else f"{a.op_name}"
+        diags.append(Diagnostic("error", a.location, f"{what} in @{a.function} has {d.reason} "
+                                f"(target {placement.target.name})", code="unplaced"))
+    return diags
 
 
 @dataclass(frozen=True)
@@ -645,12 +659,8 @@ def _plan_function(space: _Space, requests: Sequence[Request], members: list[int
 
 
 def _problem(space: _Space, requests: Sequence[Request], members: list[int]) -> Problem:
-    buffers = []
-    for i in members:
-        req = requests[i]
-        start, end = req.lifetime
-        alignment = max(space.alignment, req.allocation.alignment or 1)
-        buffers.append(Buffer(str(i), start, end, req.size or 0, alignment))
+    buffers = [allocation_buffer(requests[i].allocation, str(i), space.alignment)
+               for i in members]
     return Problem(tuple(buffers), space.capacity)
 
 

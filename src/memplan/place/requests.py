@@ -10,23 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from iree.compiler import ir
+
 from ..analysis.census import Allocation
-from ..analysis.devices import AllocKey, DeviceUse
+from ..analysis.devices import DeviceUse
 from ..targets import Target
 from .policy import Request
 
 
-def alloc_key(allocation: Allocation) -> AllocKey | None:
-    loc = allocation.location
-    return None if loc is None else (allocation.function, loc.line, loc.col)
-
-
-def build_requests(allocations: Sequence[Allocation], uses: Mapping[AllocKey, DeviceUse],
+def build_requests(allocations: Sequence[Allocation], uses: Mapping[ir.Operation, DeviceUse],
                    target: Target) -> list[Request]:
     requests = []
     for allocation in allocations:
-        key = alloc_key(allocation)
-        use = uses.get(key) if key is not None else None
+        use = uses.get(allocation.op) if allocation.op is not None else None
         devices, notes = resolve_devices(use, target)
         requests.append(Request(allocation, devices, notes))
     return requests

@@ -19,65 +19,15 @@ allocation on a target that has no workgroup memory.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..analysis.census import Allocation
 from ..diagnostic import Diagnostic, Note
-from ..pack import Buffer, PackResult, Problem, plan
 from ..targets import Target
-
-WORKGROUP_SPACES = frozenset({"workgroup", "#gpu.address_space<workgroup>"})
-
-
-@dataclass(frozen=True)
-class KernelBudget:
-    """The packed workgroup memory of one kernel (bounded allocations only)."""
-
-    chunk: int
-    function: str
-    allocations: tuple[Allocation, ...]
-    packed: PackResult
-    limit: int
-
-    @property
-    def peak(self) -> int:
-        return self.packed.peak
-
-    @property
-    def fits(self) -> bool:
-        return self.peak <= self.limit
-
-    @property
-    def sum_bytes(self) -> int:
-        """What a budget without lifetimes (IREE's check) would count."""
-        return sum(b.size for b in self.packed.problem.buffers)
+from .budgets import Budget, is_workgroup, kernel_budgets
 
 
-def is_workgroup(allocation: Allocation) -> bool:
-    return allocation.memory_space in WORKGROUP_SPACES
-
-
-def kernel_budgets(census: Sequence[Allocation], target: Target) -> list[KernelBudget]:
-    """One budget per kernel, in census order; none on a target without workgroup memory."""
-    if target.workgroup is None:
-        return []
-    space = target.workgroup
-    kernels: dict[tuple[int, str], list[Allocation]] = {}
-    for a in census:
-        if is_workgroup(a) and a.bytes_or_bound is not None:
-            kernels.setdefault((a.chunk, a.function), []).append(a)
-    budgets = []
-    for (chunk, function), allocations in kernels.items():
-        buffers = [Buffer(str(i), a.lifetime[0], max(a.lifetime[1], a.lifetime[0] + 1),
-                          a.bytes_or_bound or 0, max(space.alignment, a.alignment or 1))
-                   for i, a in enumerate(allocations)]
-        packed = plan(Problem(tuple(buffers), space.limit_per_kernel))
-        budgets.append(KernelBudget(chunk, function, tuple(allocations), packed,
-                                    space.limit_per_kernel))
-    return budgets
-
-
-def workgroup_diagnostics(census: Sequence[Allocation], target: Target) -> list[Diagnostic]:
+def workgroup_diagnostics(census: Sequence[Allocation], target: Target,
+                          kernels: Sequence[Budget] | None = None) -> list[Diagnostic]:
     """Errors for every kernel over budget and every unbounded workgroup allocation."""
     workgroup = [a for a in census if is_workgroup(a)]
     if workgroup and target.workgroup is None:
@@ -85,7 +35,9 @@ def workgroup_diagnostics(census: Sequence[Allocation], target: Target) -> list[
                            f"target '{target.name}' has no workgroup memory",
                            code="workgroup-limit") for a in workgroup]
     diags = [_unbounded(a) for a in workgroup if a.bytes_or_bound is None]
-    diags += [_over_limit(k, target) for k in kernel_budgets(census, target) if not k.fits]
+    if kernels is None:
+        kernels = kernel_budgets(census, target)
+    diags += [_over_limit(k, target) for k in kernels if not k.fits]
     return diags
 
 
@@ -98,7 +50,7 @@ def _unbounded(a: Allocation) -> Diagnostic:
         code="workgroup-unbounded")
 
 
-def _over_limit(kernel: KernelBudget, target: Target) -> Diagnostic:
+def _over_limit(kernel: Budget, target: Target) -> Diagnostic:
     ordered = sorted(kernel.allocations, key=lambda a: -(a.bytes_or_bound or 0))
     notes = [Note(a.location, f"{_type(a)} contributes {a.bytes_or_bound} bytes, live "
                   f"[{a.lifetime[0]}, {a.lifetime[1]})") for a in ordered]
@@ -114,17 +66,3 @@ def _over_limit(kernel: KernelBudget, target: Target) -> Diagnostic:
 def _type(a: Allocation) -> str:
     dims = "".join(f"{'?' if d is None else d}x" for d in a.shape)
     return f"memref<{dims}{a.element_type}>"
-
-
-def format_kernel_budgets(kernels: Sequence[KernelBudget]) -> str:
-    """One line per kernel: packed peak against the limit, like the stack frame summary."""
-    return "\n".join(
-        f"workgroup memory @{k.function}: {k.peak} of {k.limit} bytes "
-        f"({len(k.allocations)} allocation(s) packed, {k.sum_bytes} unpacked)"
-        for k in kernels)
-
-
-def kernel_json(kernel: KernelBudget) -> dict[str, object]:
-    return {"function": kernel.function, "chunk": kernel.chunk, "peak": kernel.peak,
-            "lower_bound": kernel.packed.lower_bound, "unpacked": kernel.sum_bytes,
-            "limit": kernel.limit, "allocations": len(kernel.allocations)}

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..analysis.census import Allocation
-from ..check.stack import StackFrame, describe_type
+from ..check.stack import describe_type
+from ..place.budgets import Budget
 from .diagnostics import Diagnostic, diagnostic_json
 from .table import format_table
 
@@ -34,20 +35,20 @@ def format_census(census: Sequence[Allocation]) -> str:
         right_align=(False, False, False, False, False, True, True, False))
 
 
-def format_frames(frames: Sequence[StackFrame], limit: int | None) -> str:
+def format_frames(frames: Sequence[Budget], limit: int | None) -> str:
     lines = []
     for f in frames:
         where = f" (// ----- chunk {f.chunk + 1})" if f.chunk else ""
-        count, budget = len(f.counted), f" of {limit}" if limit is not None else ""
+        count, budget = len(f.allocations), f" of {limit}" if limit is not None else ""
         packed = (f"{count} allocation{'' if count == 1 else 's'} packed, {f.sum_bytes} "
                   "unpacked")
         if f.excluded:
-            rest = f"; the other {packed} into {f.bytes} bytes" if count else ""
+            rest = f"; the other {packed} into {f.peak} bytes" if count else ""
             lines.append(f"stack frame @{f.function}{where}: no bound ({len(f.excluded)} stack "
                          f"allocation{'' if len(f.excluded) == 1 else 's'} in a loop or "
                          f"unbounded{rest})")
         else:
-            lines.append(f"stack frame @{f.function}{where}: {f.bytes}{budget} bytes ({packed})")
+            lines.append(f"stack frame @{f.function}{where}: {f.peak}{budget} bytes ({packed})")
     return "\n".join(lines)
 
 
@@ -64,18 +65,32 @@ def allocation_json(a: Allocation) -> dict[str, Any]:
 
 
 def check_json(path: str, target: str, census: Sequence[Allocation],
-               frames: Sequence[StackFrame], diags: Sequence[Diagnostic]) -> dict[str, Any]:
+               frames: Sequence[Budget], diags: Sequence[Diagnostic]) -> dict[str, Any]:
     return {
         "file": path,
         "target": target,
         "allocations": [allocation_json(a) for a in census],
         "stack_frames": [
             {"function": f.function, "chunk": f.chunk, "bounded": not f.excluded,
-             "bytes": f.bytes,
-             "unpacked_bytes": f.sum_bytes, "counted": len(f.counted),
+             "bytes": f.peak,
+             "unpacked_bytes": f.sum_bytes, "counted": len(f.allocations),
              "not_counted": len(f.excluded)}
             for f in frames
         ],
         "diagnostics": [diagnostic_json(d) for d in diags],
         "errors": sum(1 for d in diags if d.is_error),
     }
+
+
+def format_kernel_budgets(kernels: Sequence[Budget]) -> str:
+    """One line per kernel: packed peak against the limit, like the stack frame summary."""
+    return "\n".join(
+        f"workgroup memory @{k.function}: {k.peak} of {k.limit} bytes "
+        f"({len(k.allocations)} allocation(s) packed, {k.sum_bytes} unpacked)"
+        for k in kernels)
+
+
+def kernel_json(kernel: Budget) -> dict[str, object]:
+    return {"function": kernel.function, "chunk": kernel.chunk, "peak": kernel.peak,
+            "lower_bound": kernel.packed.lower_bound, "unpacked": kernel.sum_bytes,
+            "limit": kernel.limit, "allocations": len(kernel.allocations)}

@@ -2,19 +2,14 @@
 
 One row per function and stage: memplan's estimate of transient and copied bytes
 (analysis/copies.py) and, when asked, what `iree-compile --compile-to=stream`
-allocates and copies for the same module.
+allocates and copies for the same module. The command fills the rows; this
+module only formats them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from ..analysis.copies import estimate_copies, stream_counts
-from ..ir import MlirChunk, load_mlir, parse_mlir
-from ..run.iree_exec import CompileError, compile_to_stream
-from ..run.state_compare import QUIET_FLAGS
-from ..transforms import rewrite_tensor_level
 from .table import format_table
 
 
@@ -30,36 +25,6 @@ class CopyRow:
     iree_constant_copied: int | None = None
     iree_memcpy_dispatches: int | None = None
     iree_error: str | None = None
-
-
-def copy_rows(path: str, at: Mapping[str, int] | None = None, iree: bool = True) -> list[CopyRow]:
-    rows: list[CopyRow] = []
-    for before, after in zip(load_mlir(path), load_mlir(path), strict=True):
-        rewrite_tensor_level(after)
-        for stage, chunk in (("before", before), ("after", after)):
-            stage_rows = [CopyRow(e.function, stage, e.transient_bytes, e.copied_bytes, e.bound)
-                          for e in estimate_copies(chunk.module, path, at)]
-            if iree:
-                _add_iree(stage_rows, chunk, at)
-            rows += stage_rows
-    order = {r.function: i for i, r in enumerate(rows)}
-    return sorted(rows, key=lambda r: (order[r.function], r.stage != "before"))
-
-
-def _add_iree(rows: list[CopyRow], chunk: MlirChunk, at: Mapping[str, int] | None) -> None:
-    try:
-        stream = compile_to_stream(str(chunk.module), chunk.path, QUIET_FLAGS)
-    except CompileError as err:
-        for row in rows:
-            row.iree_error = str(err)
-        return
-    counts = {c.function: c for c in stream_counts(parse_mlir(stream, "<stream>"), at)}
-    for row in rows:
-        c = counts.get(row.function)
-        if c is not None:
-            row.iree_transient, row.iree_copied = c.transient_bytes, c.copied_bytes
-            row.iree_constant_copied = c.constant_copied_bytes
-            row.iree_memcpy_dispatches = c.memcpy_dispatches
 
 
 def format_copy_table(rows: list[CopyRow], iree: bool = True) -> str:

@@ -26,20 +26,6 @@ def format_placement_text(placements: Sequence[Placement], path: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def format_unplaced(placements: Sequence[Placement], path: str) -> list[str]:
-    """One `file:line:col: error: ...` line per allocation with nowhere to go."""
-    lines = []
-    for placement in placements:
-        for d in placement.unplaced:
-            a = d.allocation
-            where = str(a.location) if a.location else path
-            size = a.bytes_or_bound
-            what = f"{a.op_name} of {size} bytes" if size is not None else f"{a.op_name}"
-            lines.append(f"{where}: error: {what} in @{a.function} has {d.reason} "
-                         f"(target {placement.target.name})")
-    return lines
-
-
 def placement_json(placements: Sequence[Placement], path: str) -> dict[str, Any]:
     return {
         "file": path,

@@ -72,6 +72,3 @@ class LoadedProgram:
         results = result if isinstance(result, tuple | list) else (result,)
         return [np.asarray(r) for r in results if r is not None]
 
-
-def load_program(mlir_text: str, name: str = "<module>") -> LoadedProgram:
-    return LoadedProgram(compile_to_vmfb(mlir_text, name))

@@ -41,23 +41,13 @@ from iree.compiler.dialects import memref
 
 from ..analysis.census import dynamic_size_operands
 from ..errors import InputError
-from ..ir import load_mlir, parse_mlir
-from ..ir.walk import (
-    functions,
-    has_identity_layout,
-    int_width,
-    memory_space_name,
-    shape_of,
-    source_argument_names,
-    symbol_name,
-    walk,
-)
+from ..ir import MlirChunk, parse_mlir
+from ..ir.source import source_argument_names
+from ..ir.types import has_identity_layout, int_width, memory_space_name, shape_of
+from ..ir.walk import functions, symbol_name, walk
+from .inputs import numpy_dtype, random_array
 from .iree_exec import LoadedProgram, compile_to_vmfb
 
-_NUMPY_TYPES = {
-    "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-    "f16": np.float16, "f32": np.float32, "f64": np.float64,
-}
 ENTRY = "memplan_entry"
 # IREE's default CPU pipeline, without tile-and-distribute: its workgroup count hints
 # fail on a `linalg` op with dynamic sizes nested in the function under test.
@@ -96,7 +86,7 @@ def signature(module: ir.Module, function: str) -> list[Argument]:
         type_ = value.type
         if isinstance(type_, ir.MemRefType):
             shape = shape_of(type_)
-            dtype = _NUMPY_TYPES.get(str(type_.element_type))
+            dtype = numpy_dtype(type_.element_type)
             if None in shape or not has_identity_layout(type_) or dtype is None:
                 raise InputError("<program>", f"@{function}: argument type {type_} is not "
                                  "supported by the harness (static shape, identity layout, "
@@ -207,10 +197,7 @@ def random_inputs(args: Sequence[Argument], seed: int) -> list[np.ndarray]:
     for a in args:
         if not a.is_memref:
             continue
-        if np.issubdtype(a.dtype, np.integer):
-            arrays.append(rng.integers(-100, 100, size=a.shape).astype(a.dtype))
-        else:
-            arrays.append(rng.standard_normal(size=a.shape).astype(a.dtype))
+        arrays.append(random_array(rng, a.shape, a.dtype))
     return arrays
 
 
@@ -237,14 +224,15 @@ def check_equivalent(before_text: str, after_text: str, functions_: str | Sequen
             for c, x, b, a in zip(calls, inputs, before, after, strict=True)]
 
 
-def runnable_calls(program_path: str, values: Mapping[str, int]) -> tuple[list[Call], list[str]]:
+def runnable_calls(chunks: Sequence[MlirChunk], values: Mapping[str, int]
+                   ) -> tuple[list[Call], list[str]]:
     """Calls for every public function of a file the harness can run, and why others cannot.
 
     Integer/index arguments take their value from `values`, by SSA name (`n`) or
     0-based position (`"1"`), optionally prefixed by the function (`@f:n`).
     """
     calls, skipped = [], []
-    for chunk in load_mlir(program_path):
+    for chunk in chunks:
         for func in functions(chunk.module):
             name = symbol_name(func)
             if "sym_visibility" in func.attributes:
@@ -254,7 +242,7 @@ def runnable_calls(program_path: str, values: Mapping[str, int]) -> tuple[list[C
             except InputError as err:
                 skipped.append(f"@{name}: {err.reason}")
                 continue
-            arg_names = source_argument_names(func, program_path)
+            arg_names = source_argument_names(func, chunk.lines)
             scalars, missing = [], []
             for i, (a, arg_name) in enumerate(zip(args, arg_names, strict=True)):
                 if a.is_memref:

@@ -9,23 +9,22 @@ step the outputs and every global are compared.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from iree.compiler import ir
 
 from ..errors import InputError
-from ..ir import tensor_ops as t
+from ..ir.ops import GLOBAL_OPS
+from ..ir.types import is_ranked_tensor, shape_of
+from ..ir.walk import functions, symbol_name
+from .inputs import numpy_dtype, random_array
 from .iree_exec import LoadedProgram, compile_to_vmfb
 
 GETTER_PREFIX = "__memplan_get_"
 # The constant-destination rewrite reads the init only at the first reduction step;
 # IREE's (heuristic) warning about reading a tensor.empty would only be noise here.
 QUIET_FLAGS = ("--iree-global-opt-enable-warn-on-uninitialized-values=false",)
-
-_DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8,
-           "i16": np.int16, "i32": np.int32, "i64": np.int64, "i1": np.bool_}
 
 
 @dataclass
@@ -43,14 +42,10 @@ class StateComparison:
 
 def mutable_globals(module: ir.Module) -> list[tuple[str, str, ir.Type]]:
     """(name, dialect load op, type) of every mutable global."""
-    found = []
-    for op in module.body.operations:
-        name = op.operation.name
-        if name == "util.global" and "is_mutable" in op.operation.attributes:
-            found.append((t.symbol_name(op), "util.global.load", _type(op)))
-        elif name == "ml_program.global" and "is_mutable" in op.operation.attributes:
-            found.append((t.symbol_name(op), "ml_program.global_load", _type(op)))
-    return found
+    loads = {"util.global": "util.global.load", "ml_program.global": "ml_program.global_load"}
+    return [(symbol_name(op), loads[op.operation.name], _type(op))
+            for op in module.body.operations
+            if op.operation.name in GLOBAL_OPS and "is_mutable" in op.operation.attributes]
 
 
 def _type(op: ir.OpView) -> ir.Type:
@@ -71,28 +66,20 @@ def with_getters(module: ir.Module) -> str:
 
 def random_inputs(module: ir.Module, function: str, rng: np.random.Generator,
                   path: str = "<module>") -> list[np.ndarray]:
-    fn = next((f for f in t.functions(module) if t.symbol_name(f) == function), None)
+    fn = next((f for f in functions(module) if symbol_name(f) == function), None)
     if fn is None:
         raise InputError(path, f"no function @{function}")
     arrays = []
     for arg in fn.regions[0].blocks[0].arguments:
-        dims = t.shape(arg) if t.is_tensor(arg) else None
+        dims = shape_of(arg.type) if is_ranked_tensor(arg) else None
         if dims is None or None in dims:
             raise InputError(path, f"@{function}: only static tensor arguments can be "
                              f"generated, got {arg.type}")
-        dtype = _DTYPES.get(str(ir.RankedTensorType(arg.type).element_type))
+        dtype = numpy_dtype(ir.RankedTensorType(arg.type).element_type)
         if dtype is None:
             raise InputError(path, f"@{function}: unsupported element type in {arg.type}")
-        arrays.append(_random(rng, dims, dtype))
+        arrays.append(random_array(rng, dims, dtype))
     return arrays
-
-
-def _random(rng: np.random.Generator, dims: Sequence[int], dtype: type) -> np.ndarray:
-    if np.issubdtype(dtype, np.floating):
-        return rng.standard_normal(dims).astype(dtype)
-    if dtype is np.bool_:
-        return rng.integers(0, 2, dims).astype(np.bool_)
-    return rng.integers(-100, 100, dims).astype(dtype)
 
 
 def compare_steps(before: ir.Module, after: ir.Module, function: str, steps: int = 4,

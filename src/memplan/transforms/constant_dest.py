@@ -36,8 +36,10 @@ from iree.compiler.dialects import arith, func, linalg, tensor
 from ..analysis.access import value_uses
 from ..analysis.notes import diagnostic_at
 from ..diagnostic import Diagnostic
-from ..ir import source_loc
+from ..ir import ops, source_loc
 from ..ir import tensor_ops as t
+from ..ir.types import is_ranked_tensor, shape_of
+from ..ir.walk import functions, walk
 from .rewrite_report import RewriteReport
 
 REWRITTEN, REFUSED = "constant-destination", "constant-destination-refused"
@@ -50,44 +52,44 @@ def rewrite_constant_destinations(module: ir.Module, path: str = "<input>") -> R
     report = RewriteReport()
     immutable = t.immutable_globals(module)
     with module.context:
-        for fn in t.functions(module):
+        for fn in functions(module):
             # Collect first: rewriting erases and creates ops under the walk.
-            constants = [op for op in t.walk(fn)
-                         if _is_constant(op, immutable) and t.is_tensor(op.results[0])]
+            constants = [op.opview for op in walk(fn)
+                         if _is_constant(op, immutable) and is_ranked_tensor(op.results[0])]
             for op in constants:
                 _rewrite_users(op, path, report)
     return report
 
 
-def _is_constant(op: ir.OpView, immutable: set[str]) -> bool:
-    name = op.operation.name
-    if name in t.CONSTANT_OPS or name == "ml_program.global_load_const":
+def _is_constant(op: ir.Operation, immutable: set[str]) -> bool:
+    name = op.name
+    if name in ops.CONSTANT_OPS or name == "ml_program.global_load_const":
         return True
-    return name in t.GLOBAL_LOADS and t.global_symbol(op) in immutable
+    return name in ops.GLOBAL_LOAD_OPS and t.global_symbol(op) in immutable
 
 
 def _rewrite_users(const: ir.OpView, path: str, report: RewriteReport) -> None:
     value = const.results[0]
-    if None in t.shape(value):
-        report.refused.append(diagnostic_at("note", const, path, "constant with a dynamic "
+    if None in shape_of(value.type):
+        report.add_refused(diagnostic_at("note", const, path, "constant with a dynamic "
                                             "shape used as a destination: left alone", REFUSED))
         return
     writers: list[ir.OpView] = []
     for writer in value_uses(value).writers:
-        if not any(w.operation == writer.operation for w in writers):
-            writers.append(writer)
+        if not any(w.operation == writer for w in writers):
+            writers.append(writer.opview)
     for writer in writers:
         if not t.is_linalg_structured(writer):
-            report.refused.append(diagnostic_at(
+            report.add_refused(diagnostic_at(
                 "note", writer, path, f"{writer.operation.name} inserts into constant "
                 f"{value.get_name()}: the copy is the op's meaning; left alone", REFUSED))
             continue
         if any(o == value for o in writer.outputs):
             where = source_loc(writer, path)  # before the op is replaced
             how = _rewrite_op(writer, value, const)
-            report.rewritten.append(Diagnostic("remark", where, how, code=REWRITTEN))
+            report.add_rewritten(Diagnostic("remark", where, how, code=REWRITTEN))
         else:  # written through a view (e.g. outs = extract_slice %cst)
-            report.refused.append(diagnostic_at(
+            report.add_refused(diagnostic_at(
                 "note", writer, path, f"writes a view of constant {value.get_name()}: "
                 "left alone", REFUSED))
     if not list(value.uses):
@@ -125,7 +127,7 @@ def _empty_like(value: ir.Value, at: ir.OpView) -> ir.Value:
 
 
 def _is_splat(const: ir.OpView) -> bool:
-    if const.operation.name not in t.CONSTANT_OPS:
+    if const.operation.name not in ops.CONSTANT_OPS:
         return False  # a global's contents are not known here
     attr = const.operation.attributes["value"]
     return isinstance(attr, ir.DenseElementsAttr) and attr.is_splat
@@ -162,7 +164,7 @@ def _generalize(op: ir.OpView) -> ir.OpView:
                 func.ReturnOp(list(clone.results))
     passmanager.PassManager.parse(
         "builtin.module(func.func(linalg-generalize-named-ops))").run(scratch.operation)
-    generic = next(o for o in t.walk(scratch.operation) if o.operation.name == "linalg.generic")
+    generic = next(o for o in walk(scratch.operation) if o.name == "linalg.generic").opview
     with ir.InsertionPoint(op):
         back = generic.operation.clone()
     for i, v in enumerate(operands):

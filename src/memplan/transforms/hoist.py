@@ -46,13 +46,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from iree.compiler import ir
 from iree.compiler.dialects import arith, memref
 
 from ..analysis.census import (
-    VIEW_OPS,
     FunctionFacts,
     allocation_ops,
     bound_dims,
@@ -62,41 +60,24 @@ from ..analysis.census import (
 from ..analysis.ranges import Assumption
 from ..diagnostic import Diagnostic, Note
 from ..ir import MlirChunk, source_loc
-from ..ir.walk import (
-    DYNAMIC,
+from ..ir.ops import (
+    ANY_LAYOUT_USERS,
+    DEALLOCATION_OPS,
     LOOP_OPS,
-    element_bytes,
-    enclosing_loops,
-    functions,
-    shape_of,
-    users,
+    MEMREF_ALLOCATION_OPS,
+    MEMREF_VIEW_OPS,
+    PARALLEL_LOOP_OPS,
+    REGION_EXIT_OPS,
+    STACK_ALLOCATION_OPS,
 )
-
-PARALLEL_LOOPS = frozenset({"scf.parallel", "scf.forall", "affine.parallel"})
-# Users that read or write a memref through its strides, whatever the layout.
-ANY_LAYOUT_USERS = frozenset({
-    "memref.load", "memref.store", "affine.load", "affine.store", "affine.vector_load",
-    "affine.vector_store", "vector.transfer_read", "vector.transfer_write", "vector.load",
-    "vector.store", "vector.maskedload", "vector.maskedstore", "memref.copy", "memref.dim",
-    "memref.prefetch", "memref.atomic_rmw", "memref.generic_atomic_rmw",
-})
-# Users through which the buffer would outlive the iteration it was made for.
-ESCAPES = frozenset({
-    "scf.yield", "scf.condition", "affine.yield", "func.return", "cf.br", "cf.cond_br",
-    "gpu.return", "util.return", "bufferization.to_tensor",
-})
-_DYNAMIC_STRIDE = ir.ShapedType.get_dynamic_stride_or_offset()
+from ..ir.types import DYNAMIC, DYNAMIC_STRIDE, element_bytes, shape_of
+from ..ir.walk import enclosing_loops, functions, users
+from .rewrite_report import RewriteReport
 
 
-@dataclass
-class HoistReport:
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    rewritten: int = 0
-
-
-def hoist_and_bound(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) -> HoistReport:
+def hoist_and_bound(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) -> RewriteReport:
     """Rewrite every function of the chunk in place; say what was done and what was refused."""
-    report = HoistReport()
+    report = RewriteReport()
     with chunk.context:
         for func in functions(chunk.module):
             _hoist_function(func, chunk, assumptions, report)
@@ -104,11 +85,11 @@ def hoist_and_bound(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) ->
 
 
 def _hoist_function(func: ir.Operation, chunk: MlirChunk, assumptions: Sequence[Assumption],
-                    report: HoistReport) -> None:
-    facts = function_facts(func, chunk.path, assumptions)
+                    report: RewriteReport) -> None:
+    facts = function_facts(func, chunk, assumptions)
     anchor = _anchor(func)
     for op in allocation_ops(func):
-        if op.name in ("memref.alloc", "memref.alloca"):
+        if op.name in MEMREF_ALLOCATION_OPS:
             _Hoist(op, facts, chunk.path, anchor, report).run()
 
 
@@ -117,21 +98,21 @@ def _anchor(region_op: ir.Operation) -> ir.Operation:
     never erased (an allocation may be replaced, so it cannot be the anchor). Allocations
     hoisted one after the other keep their source order."""
     return next(op.operation for op in region_op.regions[0].blocks[0].operations
-                if op.operation.name not in ("memref.alloc", "memref.alloca"))
+                if op.operation.name not in MEMREF_ALLOCATION_OPS)
 
 
 class _Hoist:
     """The rewrite of one allocation op."""
 
     def __init__(self, op: ir.Operation, facts: FunctionFacts, path: str, anchor: ir.Operation,
-                 report: HoistReport):
+                 report: RewriteReport):
         self.op, self.facts, self.path, self.report = op, facts, path, report
         self.loc = source_loc(op, path)
-        self.is_stack = op.name == "memref.alloca"
+        self.is_stack = op.name in STACK_ALLOCATION_OPS
         self.type = ir.MemRefType(op.results[0].type)
         self.shape = shape_of(self.type)
         loops = enclosing_loops(op)
-        parallel = [i for i, loop in enumerate(loops) if loop.name in PARALLEL_LOOPS]
+        parallel = [i for i, loop in enumerate(loops) if loop.name in PARALLEL_LOOP_OPS]
         # Only the sequential loops inside the innermost parallel loop may be left.
         self.loops = loops[parallel[-1] + 1:] if parallel else loops
         self.anchor = anchor if not parallel else _anchor(loops[parallel[-1]])
@@ -143,12 +124,11 @@ class _Hoist:
     # diagnostics
 
     def remark(self, message: str, notes: Sequence[Note] = ()) -> None:
-        self.report.rewritten += 1
-        self.report.diagnostics.append(Diagnostic("remark", self.loc, message, notes,
+        self.report.add_rewritten(Diagnostic("remark", self.loc, message, notes,
                                                   code="hoisted"))
 
     def error(self, message: str, notes: Sequence[Note] = ()) -> None:
-        self.report.diagnostics.append(Diagnostic("error", self.loc, message, notes,
+        self.report.add_refused(Diagnostic("error", self.loc, message, notes,
                                                   code="not-hoisted"))
 
     @property
@@ -168,7 +148,7 @@ class _Hoist:
             return self.error(f"{self.what} is not hoisted: the buffer escapes its iteration "
                               f"through `{escape.name}`",
                               [Note(source_loc(escape, self.path), "escapes here")])
-        deallocs = [u for u in users(op.results[0]) if u.name == "memref.dealloc"]
+        deallocs = [u for u in users(op.results[0]) if u.name in DEALLOCATION_OPS]
         if len(deallocs) > 1 or (deallocs and deallocs[0].block != op.block):
             return self.error(f"{self.what} is not hoisted: it is freed outside its own block")
         self.dealloc = deallocs[0] if deallocs else None
@@ -269,7 +249,7 @@ class _Hoist:
         sizes = iter(self.sizes)
         dims = [d if d is not None else next(sizes) for d in self.shape]
         for i, stride in enumerate(strides):
-            if stride != _DYNAMIC_STRIDE:
+            if stride != DYNAMIC_STRIDE:
                 continue
             static = math.prod(d for d in dims[i + 1:] if isinstance(d, int))
             value = None if static == 1 else arith.ConstantOp(ir.IndexType.get(), static).result
@@ -288,9 +268,9 @@ def _bytes(type_: ir.MemRefType) -> int:
 def _escape(buffer: ir.Value) -> ir.Operation | None:
     """A user through which the buffer (or a view of it) leaves the iteration, if any."""
     for user, value in _uses_through_views(buffer):
-        if user.name in ESCAPES or user.name in LOOP_OPS:
+        if user.name in REGION_EXIT_OPS or user.name in LOOP_OPS:
             return user
-        is_view = user.name in VIEW_OPS and user.operands[0] == value
+        is_view = user.name in MEMREF_VIEW_OPS and user.operands[0] == value
         if not is_view and any(isinstance(r.type, ir.MemRefType | ir.RankedTensorType)
                                for r in user.results):
             return user  # a new buffer or tensor made from ours may be kept
@@ -303,7 +283,7 @@ def _uses_through_views(buffer: ir.Value) -> list[tuple[ir.Operation, ir.Value]]
         value = pending.pop()
         for user in users(value):
             found.append((user, value))
-            if user.name in VIEW_OPS and user.operands[0] == value:
+            if user.name in MEMREF_VIEW_OPS and user.operands[0] == value:
                 pending.extend(user.results)
     return found
 
@@ -312,7 +292,7 @@ def _needs_original_type(buffer: ir.Value) -> ir.Operation | None:
     """The first user that would not accept a strided view in place of the buffer."""
     for user in users(buffer):
         if user.name in ANY_LAYOUT_USERS or user.name.startswith("linalg.") or \
-                user.name == "memref.dealloc":
+                user.name in DEALLOCATION_OPS:
             continue
         if user.name == "memref.subview" and user.operands[0] == buffer and \
                 ir.MemRefType(user.results[0].type).rank == ir.MemRefType(buffer.type).rank:
@@ -340,7 +320,7 @@ def _subview_type(source: ir.MemRefType, subview: ir.Operation) -> ir.MemRefType
     sizes = list(ir.DenseI64ArrayAttr(subview.attributes["static_sizes"]))
     steps = list(ir.DenseI64ArrayAttr(subview.attributes["static_strides"]))
     strides, offset = source.get_strides_and_offset()
-    dyn = _DYNAMIC_STRIDE
+    dyn = DYNAMIC_STRIDE
     new_strides = [dyn if s == dyn or k == dyn else s * k for s, k in zip(strides, steps,
                                                                          strict=True)]
     new_offset = offset

@@ -33,51 +33,29 @@ the concat, the prefix's slice).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from iree.compiler import ir
 from iree.compiler.dialects import arith, tensor
 
 from ..analysis.notes import diagnostic_at
+from ..analysis.state_append import Append, Entry, Refusal, match_append
 from ..diagnostic import Diagnostic
 from ..ir import source_loc
 from ..ir import tensor_ops as t
+from ..ir.types import DYNAMIC, shape_of
+from ..ir.walk import functions, walk
 from .rewrite_report import RewriteReport
 
-Entry = int | ir.Value  # a static or dynamic offset/size
 REWRITTEN, REFUSED = "state-in-place", "state-in-place-refused"
 
 
-
-
-class Refusal(Exception):
-    """Raised by a match step: the op it names and why the pattern is unsafe."""
-
-    def __init__(self, op: ir.OpView, reason: str):
-        super().__init__(reason)
-        self.op = op
-        self.reason = reason
-
-
-@dataclass
-class Append:
-    """A matched append: what the rewrite needs."""
-
-    global_name: str
-    state: ir.Value
-    prefix: ir.OpView  # tensor.extract_slice
-    concat: ir.OpView
-    write_back: ir.OpView  # tensor.insert_slice
-    dim: int
-    pos: Entry  # size of the prefix along dim = where the new data goes
 
 
 def rewrite_inplace_state(module: ir.Module, path: str = "<input>") -> RewriteReport:
     """Rewrite every provably safe state append of `module` in place."""
     report = RewriteReport()
     with module.context:
-        for fn in t.functions(module):
-            concats = [op for op in t.walk(fn) if op.operation.name == "tensor.concat"]
+        for fn in functions(module):
+            concats = [op.opview for op in walk(fn) if op.name == "tensor.concat"]
             for concat in concats:
                 _rewrite_one(concat, path, report)
     return report
@@ -87,7 +65,7 @@ def _rewrite_one(concat: ir.OpView, path: str, report: RewriteReport) -> None:
     try:
         append = match_append(concat)
     except Refusal as refusal:
-        report.refused.append(diagnostic_at("note", refusal.op, path,
+        report.add_refused(diagnostic_at("note", refusal.op, path,
                                             f"state update left alone: {refusal.reason}",
                                             REFUSED))
         return
@@ -95,138 +73,10 @@ def _rewrite_one(concat: ir.OpView, path: str, report: RewriteReport) -> None:
         return
     where = source_loc(append.write_back, path)  # before the op is replaced
     _rewrite(append)
-    report.rewritten.append(Diagnostic(
+    report.add_rewritten(Diagnostic(
         "remark", where, f"append to @{append.global_name} along dim {append.dim} now writes "
         "only the new data in place; readers of the concatenation read a slice of the state",
         code=REWRITTEN))
-
-
-# --- matching -------------------------------------------------------------------
-
-def match_append(concat: ir.OpView) -> Append | None:
-    """The append rooted at `concat`; None if it is not one, Refusal if it is unsafe."""
-    operands = list(concat.operation.operands)
-    prefix = t.defining_op(operands[0])
-    if prefix is None or prefix.operation.name != "tensor.extract_slice":
-        return None
-    state = prefix.operation.operands[0]
-    load = t.defining_op(state)
-    if load is None or load.operation.name not in t.STATE_LOADS:
-        return None
-    name = t.global_symbol(load)
-    dim = ir.IntegerAttr(concat.operation.attributes["dim"]).value
-    write_back = _write_back(concat, state, name)
-    if write_back is None:
-        return None  # reads a prefix of the state but never updates it: not an append
-    if None in t.shape(state):
-        raise Refusal(concat, f"@{name} has a dynamic shape")
-    pos = _check_prefix(prefix, dim, name)
-    _check_write_back(write_back, prefix, concat, dim, pos, name)
-    _check_no_other_readers(state, prefix, write_back, name)
-    return Append(name, state, prefix, concat, write_back, dim, pos)
-
-
-def _write_back(concat: ir.OpView, state: ir.Value, name: str) -> ir.OpView | None:
-    """The insert_slice of the concat into the same state, stored back to the global."""
-    for use in concat.results[0].uses:
-        owner = use.owner.opview
-        if owner.operation.name == "tensor.insert_slice" and use.operand_number == 0 \
-                and owner.operation.operands[1] == state:
-            if owner.operation.block != concat.operation.block:
-                raise Refusal(owner, "the write-back is in another block than the concat")
-            if not _stored_to(owner.results[0], name):
-                raise Refusal(owner, f"the write-back is not stored into @{name}")
-            return owner
-    return None
-
-
-def _stored_to(value: ir.Value, name: str) -> bool:
-    return any(use.owner.name in t.GLOBAL_STORES and use.operand_number == 0
-               and t.global_symbol(use.owner.opview) == name for use in value.uses)
-
-
-def _check_prefix(prefix: ir.OpView, dim: int, name: str) -> Entry:
-    offsets = t.mixed(prefix, "offsets")
-    if t.as_int(offsets[dim]) != 0:
-        raise Refusal(prefix, f"the prefix of @{name} does not start at offset 0 along dim {dim}")
-    if any(t.as_int(s) != 1 for s in t.mixed(prefix, "strides")):
-        raise Refusal(prefix, f"the prefix of @{name} has non-unit strides")
-    return t.mixed(prefix, "sizes")[dim]
-
-
-def _check_write_back(write_back: ir.OpView, prefix: ir.OpView, concat: ir.OpView, dim: int,
-                      pos: Entry, name: str) -> None:
-    offsets, sizes = t.mixed(write_back, "offsets"), t.mixed(write_back, "sizes")
-    want_sizes = t.mixed(prefix, "sizes")
-    if any(t.as_int(s) != 1 for s in t.mixed(write_back, "strides")) or \
-            not all(_same(a, b) for a, b in zip(offsets, t.mixed(prefix, "offsets"), strict=True)):
-        raise Refusal(write_back, f"the write-back into @{name} is not at the prefix's offsets")
-    others_match = all(_same(sizes[i], want_sizes[i]) for i in range(len(sizes)) if i != dim)
-    if not others_match or not _is_prefix_plus_new(sizes[dim], pos, concat, dim):
-        raise Refusal(write_back, f"the write-back sizes into @{name} are not the prefix's "
-                      "plus the new data")
-
-
-# Ops whose result depends only on their operands and attributes: two of them with the
-# same name, attributes and (equal) operands give the same value.
-_PURE_INDEX_OPS = ("arith.addi", "arith.subi", "arith.muli", "arith.index_cast",
-                   "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci")
-
-
-def _same(a: Entry, b: Entry, depth: int = 0) -> bool:
-    """Whether two offsets/sizes provably have the same value (also when computed twice)."""
-    ia, ib = t.as_int(a), t.as_int(b)
-    if ia is not None or ib is not None:
-        return ia == ib
-    if a == b:
-        return True
-    op_a, op_b = t.defining_op(a), t.defining_op(b)
-    if op_a is None or op_b is None or depth > 8:
-        return False
-    x, y = op_a.operation, op_b.operation
-    return (x.name == y.name and x.name in _PURE_INDEX_OPS and len(x.operands) == len(y.operands)
-            and str(x.attributes) == str(y.attributes)
-            and all(_same(u, v, depth + 1) for u, v in zip(x.operands, y.operands, strict=True)))
-
-
-def _new_length(concat: ir.OpView, dim: int) -> int | None:
-    """Total static size of the appended operands along dim (None if dynamic)."""
-    total = 0
-    for value in list(concat.operation.operands)[1:]:
-        size = t.shape(value)[dim]
-        if size is None:
-            return None
-        total += size
-    return total
-
-
-def _is_prefix_plus_new(size: Entry, pos: Entry, concat: ir.OpView, dim: int) -> bool:
-    """Whether `size` provably equals `pos` + the appended length (the concat's size)."""
-    new = _new_length(concat, dim)
-    static_pos = t.as_int(pos)
-    if t.as_int(size) is not None:
-        return new is not None and static_pos is not None and t.as_int(size) == static_pos + new
-    op = t.defining_op(size)
-    if op is None:
-        return False
-    if op.operation.name == "tensor.dim":
-        return op.operation.operands[0] == concat.results[0] and \
-            t.const_int(op.operation.operands[1]) == dim
-    if op.operation.name == "arith.addi" and new is not None:
-        lhs, rhs = op.operation.operands
-        return any(_same(a, pos) and t.as_int(b) == new for a, b in ((lhs, rhs), (rhs, lhs)))
-    return False
-
-
-def _check_no_other_readers(state: ir.Value, prefix: ir.OpView, write_back: ir.OpView,
-                            name: str) -> None:
-    for use in state.uses:
-        owner = use.owner
-        if owner == prefix.operation or (owner == write_back.operation
-                                         and use.operand_number == 1):
-            continue
-        raise Refusal(owner.opview, f"{owner.name} reads the old contents of @{name}; "
-                      "updating it in place would force a copy of the whole state")
 
 
 # --- rewriting --------------------------------------------------------------------
@@ -273,7 +123,7 @@ def _read_prefix_from(append: Append, updated: ir.Value) -> None:
 
 
 def _size_along(value: ir.Value, dim: int, loc: ir.Location) -> Entry:
-    size = t.shape(value)[dim]
+    size = shape_of(value.type)[dim]
     if size is not None:
         return size
     with loc:
@@ -300,7 +150,7 @@ def _value(entry: Entry) -> ir.Value:
 def _split(entries: list[Entry]) -> tuple[list[ir.Value], list[int]]:
     """Mixed entries -> (dynamic values, static list with the dynamic sentinel)."""
     dynamic = [e for e in entries if not isinstance(e, int)]
-    static = [e if isinstance(e, int) else t.DYNAMIC for e in entries]
+    static = [e if isinstance(e, int) else DYNAMIC for e in entries]
     return dynamic, static
 
 

@@ -1,7 +1,7 @@
 """Write a placement into the IR, with the packed layout made real.
 
-Matches: the allocation ops the placement decided on, found by their
-function and source location (the census key).
+Matches: the allocation ops the placement decided on (each census record holds
+its op).
 
 Rewrites, per decision:
 - stack: the function gets one frame buffer at its entry,
@@ -37,48 +37,43 @@ from collections.abc import Sequence
 from iree.compiler import ir
 
 from ..analysis.census import take_census
-from ..analysis.devices import ALLOC_OPS, FUNCTION_OPS, AllocKey, function_name
 from ..analysis.ranges import Assumption
-from ..errors import InputError
-from ..ir import MlirChunk, source_loc
-from ..ir.walk import has_identity_layout
+from ..ir import MlirChunk
+from ..ir.ops import DEALLOCATION_OPS, MEMREF_ALLOCATION_OPS
+from ..ir.types import has_identity_layout
+from ..ir.walk import function_of, symbol_name
 from ..place.module import place_chunk
-from ..place.policy import HEAP, STACK, Decision, Placement
-from ..place.requests import alloc_key
+from ..place.policy import HEAP, STACK, Decision, Placement, unplaced_diagnostics
 from ..targets import Target
+from .rewrite_report import RewriteReport
 
 SPACE_ATTR = "memplan.space"
 OFFSET_ATTR = "memplan.offset"
 
 
-def place_chunks(chunks: Sequence[MlirChunk], target: Target,
-                 assumptions: Sequence[Assumption] = ()) -> list[Placement]:
-    """Place every chunk's census on `target` and rewrite the chunks to follow it (`memplan
-    opt --place`); allocations with nowhere to go are left as they are."""
-    placements = []
-    for chunk in chunks:
-        placement = place_chunk(chunk, take_census(chunk, assumptions), target)
-        apply_placement(chunk.module, placement, chunk.path)
-        placements.append(placement)
-    return placements
+def place_and_apply(chunk: MlirChunk, target: Target, assumptions: Sequence[Assumption] = ()
+                    ) -> tuple[Placement, RewriteReport]:
+    """Place the chunk's census on `target` and rewrite the chunk to follow it (`memplan opt
+    --place`); an allocation with nowhere to go is left as it is, with an error."""
+    placement = place_chunk(chunk, take_census(chunk, assumptions), target)
+    apply_placement(chunk.module, placement)
+    report = RewriteReport()
+    for diag in unplaced_diagnostics(placement):
+        report.add_refused(diag)
+    return placement, report
 
 
-def apply_placement(module: ir.Module, placement: Placement, path: str = "<input>") -> int:
-    """Rewrite `module` to follow `placement`; returns how many allocations changed.
-
-    `path` only names the input in errors: ops are matched by function and line:col.
-    """
-    ops = _allocation_ops(module, path)
+def apply_placement(module: ir.Module, placement: Placement) -> int:
+    """Rewrite `module` (the one the placement's census was taken of) to follow
+    `placement`; returns how many allocations changed."""
     layout = _Layout(module, placement)
     changed = 0
     ours = {STACK, HEAP} | {pool.name for pool in placement.target.pools}
     for decision in placement.decisions:
-        key = alloc_key(decision.allocation)
-        if decision.space not in ours or key is None:
+        op = decision.allocation.op
+        if decision.space not in ours or op is None or op.name not in \
+                MEMREF_ALLOCATION_OPS | {"bufferization.alloc_tensor"}:
             continue  # nowhere to go, or a space the IR fixed (workgroup): nothing to write
-        op = ops.get(key)
-        if op is None:
-            raise InputError(path, f"allocation in @{key[0]} not found in the IR", key[1])
         if decision.space == STACK:
             op = _into_frame(op, layout, decision)
         elif decision.space == HEAP:
@@ -102,7 +97,7 @@ class _Layout:
 
     def frame(self, op: ir.Operation) -> ir.Value:
         func = _function_op(op)
-        name = _symbol(func)
+        name = symbol_name(func)
         if name not in self.frames:
             size = _peak(self.placement, STACK, name)
             stack = self.placement.target.stack
@@ -120,7 +115,7 @@ class _Layout:
 
     def pool_base(self, op: ir.Operation, pool: str) -> ir.Value:
         func = _function_op(op)
-        key = (_symbol(func), pool)
+        key = (symbol_name(func), pool)
         if key not in self.pool_bases:
             symbol = self._pool_global(op, pool)
             with op.context, func.location:
@@ -182,7 +177,7 @@ def _into_pool(op: ir.Operation, layout: _Layout, decision: Decision) -> ir.Oper
 
 def _viewable(op: ir.Operation) -> bool:
     """`memref.view` makes identity-layout memrefs out of a flat byte buffer."""
-    if op.name not in ("memref.alloc", "memref.alloca"):
+    if op.name not in MEMREF_ALLOCATION_OPS:
         return False
     return has_identity_layout(op.results[0].type)
 
@@ -212,24 +207,18 @@ def _replace_by_view(op: ir.Operation, base: ir.Value, offset: int,
 
 def _erase_deallocs(value: ir.Value) -> None:
     for use in list(value.uses):
-        if use.owner.name == "memref.dealloc":
+        if use.owner.name in DEALLOCATION_OPS:
             use.owner.erase()
 
 
 def _function_op(op: ir.Operation) -> ir.Operation:
-    current = op.parent
-    while current is not None and current.name not in FUNCTION_OPS:
-        current = current.parent
-    assert current is not None, "allocations live in functions (the census only walks them)"
-    return current
-
-
-def _symbol(op: ir.Operation) -> str:
-    return ir.StringAttr(op.attributes["sym_name"]).value
+    func = function_of(op)
+    assert func is not None, "allocations live in functions (the census only walks them)"
+    return func
 
 
 def _fresh_symbol(module: ir.Module, base: str) -> str:
-    taken = {_symbol(op) for op in module.body.operations if "sym_name" in op.attributes}
+    taken = {symbol_name(op) for op in module.body.operations if "sym_name" in op.attributes}
     name, n = base, 0
     while name in taken:
         n += 1
@@ -243,31 +232,6 @@ def _peak(placement: Placement, space: str, function: str | None) -> int:
 
 def _i64(value: int) -> ir.IntegerAttr:
     return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
-
-
-def _allocation_ops(module: ir.Module, path: str) -> dict[AllocKey, ir.Operation]:
-    """Allocation ops by census key; two at one source location cannot be told apart."""
-    found: dict[AllocKey, ir.Operation] = {}
-    twice: list[AllocKey] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        op = op.operation
-        if op.name in ALLOC_OPS:
-            loc = source_loc(op, path)
-            function = function_name(op)
-            if loc is not None and function is not None:
-                key = (function, loc.line, loc.col)
-                if key in found:
-                    twice.append(key)
-                found[key] = op
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    if twice:
-        function, line, col = twice[0]
-        raise InputError(path, f"two allocations in @{function} share this location; memplan "
-                         f"matches placement decisions to ops by location", f"{line}:{col}")
-    return found
 
 
 def _to_alloca(op: ir.Operation) -> ir.Operation:
@@ -295,7 +259,7 @@ def _to_pool(op: ir.Operation, pool: str) -> ir.Operation:
         new_type = ir.MemRefType.get(old_type.shape, old_type.element_type, old_type.layout,
                                      ir.StringAttr.get(pool))
     old_value.set_type(new_type)
-    deallocs = [u.owner for u in old_value.uses if u.owner.name == "memref.dealloc"]
+    deallocs = [u.owner for u in old_value.uses if u.owner.name in DEALLOCATION_OPS]
     cast = ir.Operation.create("memref.memory_space_cast", results=[old_type],
                                operands=[old_value], loc=op.location,
                                ip=ir.InsertionPoint.after(op))

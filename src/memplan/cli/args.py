@@ -1,0 +1,101 @@
+"""Argument helpers every command shares: numbers, `NAME=VALUE` items, MLIR inputs."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..analysis.ranges import Assumption
+from ..errors import InputError
+
+# Integers a command line may give: what fits a signed 64-bit index.
+INT_LIMIT = 2**63
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text) if len(text) <= 20 else None
+    except ValueError:
+        value = None
+    if value is None:
+        raise argparse.ArgumentTypeError(f"'{text[:40]}' is not an integer below 2**63")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative")
+    if value >= INT_LIMIT:
+        raise argparse.ArgumentTypeError(f"{value} is not below 2**63")
+    return value
+
+
+def non_negative_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text[:40]}' is not a number of seconds") from None
+    if not value >= 0 or value == float("inf"):  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text} is not a finite non-negative number")
+    return value
+
+
+@dataclass(frozen=True)
+class NamedInt:
+    """`[@FUNC:]NAME<relation>VALUE` from the command line; the sigils `@`/`%` dropped."""
+
+    function: str | None
+    name: str
+    relation: str
+    value: int
+
+    @property
+    def key(self) -> str:
+        """`@f:n` for one function, `n` for every function."""
+        return f"@{self.function}:{self.name}" if self.function else self.name
+
+
+_NAMED_INT = re.compile(
+    r"^\s*(?:@(?P<func>[\w$.-]+):)?[@%]?(?P<name>[\w$.-]+)\s*(?P<rel><=|>=|==|=)\s*"
+    r"(?P<num>[-+]?\d{1,20})\s*$")
+
+
+def parse_named_int(option: str, text: str, relations: Sequence[str], expected: str) -> NamedInt:
+    """The one parser of `NAME=INTEGER`-like items (`--run-arg`, `--at`, `--assume`)."""
+    match = _NAMED_INT.match(text)
+    if not match or match.group("rel") not in relations:
+        raise InputError(option, f"cannot read '{text[:80]}': expected {expected}")
+    value = int(match.group("num"))
+    if not -INT_LIMIT <= value < INT_LIMIT:
+        raise InputError(option, f"cannot read '{text[:80]}': {value} does not fit 64 bits")
+    return NamedInt(match.group("func"), match.group("name"), match.group("rel"), value)
+
+
+def parse_assumption(text: str) -> Assumption:
+    item = parse_named_int("--assume", text, ("<=", ">=", "=="),
+                           "[@func:]ARG<=N, ARG>=N or ARG==N, ARG an argument's SSA name or "
+                           "0-based position")
+    arg: str | int = int(item.name) if item.name.isdigit() else item.name
+    return Assumption(arg, lo=item.value if item.relation in (">=", "==") else None,
+                      hi=item.value if item.relation in ("<=", "==") else None,
+                      function=item.function)
+
+
+def parse_values(option: str, items: Sequence[str], expected: str) -> dict[str, int]:
+    """`NAME=VALUE` items by key (`@f:n` or `n`)."""
+    values = {}
+    for text in items:
+        item = parse_named_int(option, text, ("=",), expected)
+        values[item.key] = item.value
+    return values
+
+
+def add_mlir_input_arguments(p: argparse.ArgumentParser, target_required: bool = True) -> None:
+    p.add_argument("file", help="MLIR file (`// -----` splits it into modules)")
+    p.add_argument("--target", required=target_required, help="a preset name (see `memplan "
+                   "targets`) or a target .toml file")
+    p.add_argument("--assume", action="append", default=[], metavar="[@FUNC:]ARG<=N",
+                   help="bound a function argument, named by SSA name (n or %%n) or 0-based "
+                   "position; also ARG>=N, ARG==N; repeatable")
+
+
+def assumptions_of(args: argparse.Namespace) -> list[Assumption]:
+    return [parse_assumption(text) for text in args.assume]

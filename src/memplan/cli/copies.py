@@ -1,0 +1,84 @@
+"""`memplan copies FILE.mlir`: transient and copied bytes before and after the tensor
+rewrites, beside IREE's own stream figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping, Sequence
+
+from ..ir import MlirChunk
+from .args import parse_values
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:
+    c = commands.add_parser("copies", help="transient and copied bytes before/after the "
+                            "tensor rewrites, beside IREE's stream figures",
+                            description="Estimate, per function, the transient buffers and "
+                            "copied bytes the tensor program implies before and after "
+                            "`memplan opt`'s tensor rewrites, and (unless --no-iree) what "
+                            "`iree-compile --compile-to=stream` allocates and copies.")
+    c.add_argument("file", help="MLIR file")
+    c.add_argument("--at", action="append", default=[], metavar="NAME=VALUE",
+                   help="value of an index global (seq_step=511) or argument (arg0=3) for "
+                   "dynamic sizes; default: the maximum the shape allows")
+    c.add_argument("--no-iree", action="store_true", help="skip iree-compile")
+    c.add_argument("--json", action="store_true", help="print JSON instead of text")
+    c.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..ir import load_mlir
+    from ..report.copies_report import copy_json, format_copy_table
+
+    at = parse_values("--at", args.at, "NAME=INTEGER")
+    rows = copy_rows(load_mlir(args.file), at, iree=not args.no_iree)
+    if args.json:
+        print(json.dumps(copy_json(rows), indent=2))
+    else:
+        print(format_copy_table(rows, iree=not args.no_iree), end="")
+    return 0
+
+
+def copy_rows(chunks: Sequence[MlirChunk], at: Mapping[str, int] | None = None,
+              iree: bool = True):  # noqa: ANN201 - list[CopyRow], imported lazily
+    """Rows per function: the input as parsed, then a copy rewritten by the tensor passes."""
+    from ..analysis.copies import estimate_copies
+    from ..ir import clone_chunks
+    from ..report.copies_report import CopyRow
+    from ..transforms.passes import TENSOR_PIPELINE, PassContext, parse_pipeline, run_pipeline
+
+    after = clone_chunks(list(chunks))
+    run_pipeline(after, parse_pipeline(",".join(TENSOR_PIPELINE)), PassContext())
+    rows: list[CopyRow] = []
+    for before_chunk, after_chunk in zip(chunks, after, strict=True):
+        for stage, chunk in (("before", before_chunk), ("after", after_chunk)):
+            stage_rows = [CopyRow(e.function, stage, e.transient_bytes, e.copied_bytes, e.bound)
+                          for e in estimate_copies(chunk.module, chunk.path, at)]
+            if iree:
+                _add_iree(stage_rows, chunk, at)
+            rows += stage_rows
+    order = {r.function: i for i, r in enumerate(rows)}
+    return sorted(rows, key=lambda r: (order[r.function], r.stage != "before"))
+
+
+def _add_iree(rows: list, chunk: MlirChunk, at: Mapping[str, int] | None) -> None:
+    from ..analysis.copies import stream_counts
+    from ..ir import parse_mlir
+    from ..run.iree_exec import CompileError, compile_to_stream
+    from ..run.state_compare import QUIET_FLAGS
+
+    try:
+        stream = compile_to_stream(str(chunk.module), chunk.path, QUIET_FLAGS)
+    except CompileError as err:
+        for row in rows:
+            row.iree_error = str(err)
+        return
+    module = parse_mlir(stream, "<stream>", context=chunk.context)
+    counts = {c.function: c for c in stream_counts(module, at)}
+    for row in rows:
+        c = counts.get(row.function)
+        if c is not None:
+            row.iree_transient, row.iree_copied = c.transient_bytes, c.copied_bytes
+            row.iree_constant_copied = c.constant_copied_bytes
+            row.iree_memcpy_dispatches = c.memcpy_dispatches

@@ -1,0 +1,130 @@
+"""`memplan opt FILE.mlir --target T`: run a pipeline of passes and print the IR."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ..errors import BudgetError
+from ..files import refuse_overwriting_input, write_text
+from ..ir import MlirChunk
+from .args import add_mlir_input_arguments, assumptions_of, non_negative_int, parse_values
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:
+    from ..transforms.passes import DEFAULT_PIPELINE, PASSES
+
+    summaries = "; ".join(f"{name}: {p.summary}" for name, p in PASSES.items())
+    p = commands.add_parser(
+        "opt", help="hoist and bound allocations, rewrite constant destinations and state "
+        "appends, place buffers",
+        description="Rewrite MLIR with a pipeline of passes (default: "
+        f"{','.join(DEFAULT_PIPELINE)}; `memplan passes` lists them). {summaries}. The IR goes "
+        "to stdout or -o; remarks, errors and the resulting stack frames go to stderr. Exit 1 "
+        "if something could not be rewritten or placed, or a check by execution differs.")
+    add_mlir_input_arguments(p)
+    p.add_argument("-p", "--passes", metavar="PASS[,PASS...]",
+                   help=f"the passes to run, in order (default {','.join(DEFAULT_PIPELINE)})")
+    p.add_argument("-o", "--output", help="write the rewritten MLIR here (default: stdout)")
+    p.add_argument("--keep-locations", action="store_true",
+                   help="print the input's locations (loc(...)) on every op")
+    p.add_argument("--check-run", action="store_true",
+                   help="compile input and output with IREE (llvm-cpu), run every public "
+                   "function on the same random buffers, and require bit-identical results")
+    p.add_argument("--run-arg", action="append", default=[], metavar="[@FUNC:]ARG=VALUE",
+                   help="value of an integer/index argument for --check-run; repeatable")
+    p.add_argument("--check-state", metavar="FUNCTION",
+                   help="compile input and output with IREE and call FUNCTION --steps times "
+                   "in one runtime each: outputs and every mutable global must be equal")
+    p.add_argument("--steps", type=non_negative_int, default=4,
+                   help="calls for --check-state (default 4)")
+    p.add_argument("--place", action="store_true",
+                   help="append the place pass: put every allocation in the target's stack, "
+                   "pools or heap and write the placement into the IR (see `memplan place`)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..analysis.census import take_census
+    from ..diagnostic import count_errors
+    from ..ir import clone_chunks, load_mlir
+    from ..ir.print import print_chunks
+    from ..place.budgets import stack_frames
+    from ..report.census_report import format_frames
+    from ..report.diagnostics import format_diagnostics
+    from ..targets import load_target
+    from ..transforms.passes import (
+        DEFAULT_PIPELINE,
+        PassContext,
+        PlaceBuffers,
+        parse_pipeline,
+        run_pipeline,
+    )
+
+    if args.output:
+        refuse_overwriting_input(args.output, [args.file])
+    assumptions = assumptions_of(args)
+    run_values = parse_values("--run-arg", args.run_arg, "[@FUNC:]ARG=INTEGER")
+    target = load_target(args.target)
+    passes = parse_pipeline(args.passes or ",".join(DEFAULT_PIPELINE))
+    if args.place and not any(isinstance(p, PlaceBuffers) for p in passes):
+        passes.append(PlaceBuffers())
+    chunks = load_mlir(args.file)
+    originals = clone_chunks(chunks) if args.check_state or args.check_run else []
+    report = run_pipeline(chunks, passes, PassContext(target, tuple(assumptions)))
+    text = print_chunks(chunks, keep_locations=args.keep_locations)
+    if args.check_state:
+        check_state(args, originals, chunks)
+    differs = check_run(originals, text, run_values) if args.check_run else False
+    if not differs:
+        if args.output:
+            write_text(args.output, text)
+        else:
+            print(text, end="")
+    census = [a for chunk in chunks for a in take_census(chunk, assumptions)]
+    frames = stack_frames(census, target)
+    summary = [format_diagnostics(report.diagnostics, args.file)] if report.diagnostics else []
+    if frames:
+        summary.append(format_frames(frames, target.stack.max_frame if target.stack else None))
+    if differs:
+        summary.append(f"memplan: {args.file}: the rewritten program computes different "
+                       "results; nothing written")
+    if summary:
+        print("\n".join(summary), file=sys.stderr)
+    return 1 if count_errors(report.diagnostics) or differs else 0
+
+
+def check_run(originals: Sequence[MlirChunk], rewritten: str, values: dict[str, int]) -> bool:
+    """Run before and after with IREE; print one line per function; True if any differs."""
+    from ..ir.print import print_chunks
+    from ..run.memref_harness import check_equivalent, runnable_calls
+
+    calls, skipped = runnable_calls(originals, values)
+    for reason in skipped:
+        print(f"execution check: skipped {reason}", file=sys.stderr)
+    if not calls:
+        return False
+    comparisons = check_equivalent(print_chunks(originals), rewritten, calls)
+    for c in comparisons:
+        verdict = "identical" if c.identical else "DIFFERENT"
+        buffers = f"{len(c.inputs)} random buffer{'' if len(c.inputs) == 1 else 's'}"
+        print(f"execution check: @{c.function}: {verdict} results before and after "
+              f"(IREE llvm-cpu, {buffers})", file=sys.stderr)
+    return not all(c.identical for c in comparisons)
+
+
+def check_state(args: argparse.Namespace, originals: Sequence[MlirChunk],
+                chunks: Sequence[MlirChunk]) -> None:
+    """Before and after called --steps times: same outputs and globals, else exit 1."""
+    from ..run.state_compare import compare_steps
+
+    for before, after in zip(originals, chunks, strict=True):
+        result = compare_steps(before.module, after.module, args.check_state, args.steps,
+                               path=args.file)
+        globals_ = ", ".join(f"@{g} max diff {d:g}" for g, d in result.max_global_diff.items())
+        print(f"memplan: @{args.check_state}: {args.steps} steps, outputs max diff "
+              f"{result.max_output_diff:g}" + (f", {globals_}" if globals_ else ""),
+              file=sys.stderr)
+        if not result.equal:
+            raise BudgetError(f"{args.file}: before and after differ: {result.mismatches[0]}")

@@ -1,0 +1,61 @@
+"""`memplan pack FILE.csv`: buffers with lifetimes packed at static offsets."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..errors import InputError
+from ..files import refuse_overwriting_input, write_text
+from .args import non_negative_int, non_negative_seconds
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("pack", help="pack buffers with lifetimes at static offsets",
+                            description="Pack the buffers of a minimalloc-style CSV "
+                            "(id,lower,upper,size[,alignment][,offset]) into one memory.")
+    p.add_argument("file", help="CSV file; a name like A.1048576.csv gives the capacity")
+    p.add_argument("--capacity", type=non_negative_int, help="bytes available (overrides the "
+                   "file name)")
+    p.add_argument("-o", "--output", help="write the plan as CSV with an offset column")
+    p.add_argument("--plot", help="draw the layout (.svg, .png or .pdf)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--summary", action="store_true", help="omit the per-buffer table")
+    p.add_argument("--exact", action="store_true", help="search until the buffers fit the "
+                   "capacity, or prove they cannot")
+    p.add_argument("--minimize", action="store_true", help="find the lowest peak and prove "
+                   "it optimal (implies --exact)")
+    p.add_argument("--time-limit", type=non_negative_seconds, metavar="S",
+                   help="stop the exact search after S seconds with the best plan so far")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..pack import format_solution, plan, read_problem
+    from ..report.pack_report import format_pack_text, pack_json
+
+    for output in (args.output, args.plot):
+        if output:
+            refuse_overwriting_input(output, [args.file])
+    exact = args.exact or args.minimize
+    if args.time_limit is not None and not exact:
+        raise InputError(args.file, "--time-limit applies to the exact solver: add --exact "
+                         "or --minimize")
+    problem = read_problem(args.file, args.capacity)
+    if exact:
+        from ..pack.planner import plan_exact
+
+        result = plan_exact(problem, minimize=args.minimize, time_limit=args.time_limit)
+    else:
+        result = plan(problem)
+    if args.plot:
+        from ..report.layout_plot import save_layout_plot
+
+        save_layout_plot(result, args.plot, title=args.file)
+    if args.output:
+        write_text(args.output, format_solution(problem, result.solution))
+    if args.json:
+        print(json.dumps(pack_json(result), indent=2))
+    else:
+        print(format_pack_text(result, show_buffers=not args.summary), end="")
+    return 1 if result.fits is False else 0

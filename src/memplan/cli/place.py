@@ -1,0 +1,61 @@
+"""`memplan place FILE.mlir --target T`: every allocation in a memory space of the target."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import InputError
+from ..files import refuse_overwriting_input, write_text
+from .args import add_mlir_input_arguments, assumptions_of
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("place", help="decide which memory space holds each allocation",
+                            description="Place every allocation of an MLIR file in the "
+                            "target's stack, pools or heap, packing each space with lifetimes.")
+    add_mlir_input_arguments(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--apply", action="store_true",
+                   help="write the IR with the placement applied to -o: one frame per "
+                   "function, one global per pool, each buffer a view at its offset")
+    p.add_argument("-o", "--output", help="where --apply writes the rewritten MLIR")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..analysis.census import take_census
+    from ..ir import load_mlir
+    from ..place.module import place_chunk
+    from ..place.policy import unplaced_diagnostics
+    from ..report.diagnostics import format_diagnostic
+    from ..report.placement_report import format_placement_text, placement_json
+    from ..targets import load_target
+
+    if args.apply != bool(args.output):
+        raise InputError(args.file, "--apply and -o OUT.mlir go together")
+    if args.output:
+        refuse_overwriting_input(args.output, [args.file])
+    assumptions = assumptions_of(args)
+    target = load_target(args.target)
+    chunks = load_mlir(args.file)
+    placements = [place_chunk(chunk, take_census(chunk, assumptions), target)
+                  for chunk in chunks]
+    if args.json:
+        print(json.dumps(placement_json(placements, args.file), indent=2))
+    else:
+        print(format_placement_text(placements, args.file), end="")
+    errors = [d for p in placements for d in unplaced_diagnostics(p)]
+    for diag in errors:
+        print(format_diagnostic(diag, args.file), file=sys.stderr)
+    if errors:
+        return 1  # nothing is written when a buffer has nowhere to go
+    if args.apply:
+        from ..ir.print import print_chunks
+        from ..transforms.placement import apply_placement
+
+        for chunk, placement in zip(chunks, placements, strict=True):
+            apply_placement(chunk.module, placement)
+        write_text(args.output, print_chunks(chunks))  # verified before a byte is written
+    return 0

@@ -1,0 +1,80 @@
+"""Where an op is in the input file, and what the source text says that the IR forgets."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from iree.compiler import ir
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    path: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+def source_loc(op: ir.Operation | ir.OpView, path: str) -> SourceLoc | None:
+    """The input-file location of `op`, looking through fused and call-site locations."""
+    loc = op.location
+    for _ in range(8):
+        try:
+            filename = loc.filename
+        except AttributeError:
+            nested = _nested_location(loc)
+            if nested is None:
+                return None
+            loc = nested
+            continue
+        return SourceLoc(path if filename == "-" else filename, loc.start_line, loc.start_col)
+    return None
+
+
+def _nested_location(loc: ir.Location) -> ir.Location | None:
+    for attribute in ("locations", "callee", "child_loc"):
+        value = getattr(loc, attribute, None)
+        if isinstance(value, list) and value:
+            return value[0]
+        if value is not None and not isinstance(value, list):
+            return value
+    return None
+
+
+def source_argument_names(func: ir.Operation, lines: Sequence[str]) -> list[str | None]:
+    """The SSA names (`n` for `%n`) the source gives the function's arguments.
+
+    The bindings drop SSA names when parsing, so they are read back from the
+    signature at the function's location in `lines` (the text it was parsed
+    from); None where that fails.
+    """
+    count = len(func.regions[0].blocks[0].arguments)
+    loc = func.location
+    try:
+        line, col = loc.start_line, loc.start_col
+    except AttributeError:
+        return [None] * count
+    text = "\n".join(lines[line - 1: line + 40])[col - 1:]
+    start = text.find("(")
+    if start < 0:
+        return [None] * count
+    pieces, depth, current = [], 0, ""
+    for char in text[start + 1:]:
+        if char in "(<[{":
+            depth += 1
+        elif char in ")>]}" and not (char == ">" and current.endswith("-")):  # `->` in a map
+            if depth == 0:
+                pieces.append(current)
+                break
+            depth -= 1
+        if char == "," and depth == 0:
+            pieces.append(current)
+            current = ""
+        else:
+            current += char
+    names = [m.group(1) if (m := re.match(r"\s*%([\w$.-]+)\s*:", p)) else None for p in pieces]
+    return names if len(names) == count else [None] * count

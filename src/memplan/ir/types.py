@@ -1,0 +1,76 @@
+"""Typed access to shapes, element sizes and memory spaces.
+
+An element type memplan cannot size is an explicit unknown (None): callers say
+so ("element type X has no known size"), never guess a width.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from iree.compiler import ir
+
+DYNAMIC = ir.ShapedType.get_dynamic_size()
+DYNAMIC_STRIDE = ir.ShapedType.get_dynamic_stride_or_offset()
+
+
+def int_width(type_: ir.Type) -> int | None:
+    """Bit width of an integer or index type (index is 64-bit on our targets)."""
+    if isinstance(type_, ir.IndexType):
+        return 64
+    if isinstance(type_, ir.IntegerType):
+        return ir.IntegerType(type_).width
+    return None
+
+
+def element_bytes(type_: ir.Type) -> int | None:
+    """Storage bytes of one element (i1 takes a byte, as in MLIR's LLVM lowering); None when
+    the type has no size memplan knows."""
+    if isinstance(type_, ir.IndexType):
+        return 8
+    if isinstance(type_, ir.IntegerType):
+        return (ir.IntegerType(type_).width + 7) // 8
+    if isinstance(type_, ir.FloatType):
+        return (ir.FloatType(type_).width + 7) // 8
+    if isinstance(type_, ir.ComplexType):
+        inner = element_bytes(ir.ComplexType(type_).element_type)
+        return None if inner is None else 2 * inner
+    if isinstance(type_, ir.VectorType):
+        vector = ir.VectorType(type_)
+        inner = element_bytes(vector.element_type)
+        return None if inner is None else inner * math.prod(vector.shape)
+    return None
+
+
+def shaped_element_bytes(type_: ir.Type) -> int | None:
+    """`element_bytes` of a shaped type's element type."""
+    return element_bytes(ir.ShapedType(type_).element_type)
+
+
+def shape_of(type_: ir.Type) -> tuple[int | None, ...]:
+    """Static dims as ints, dynamic dims as None."""
+    shaped = ir.ShapedType(type_)
+    return tuple(None if d == DYNAMIC else d for d in shaped.shape)
+
+
+def is_ranked_tensor(value: ir.Value) -> bool:
+    return isinstance(value.type, ir.RankedTensorType)
+
+
+def memory_space_name(type_: ir.Type) -> str | None:
+    """`#gpu.address_space<workgroup>` → "workgroup"; other spaces as printed; None = default."""
+    if not isinstance(type_, ir.MemRefType):
+        return None
+    space = ir.MemRefType(type_).memory_space
+    if space is None:
+        return None
+    text = str(space)
+    match = re.fullmatch(r"#gpu\.address_space<(\w+)>", text)
+    return match.group(1) if match else text
+
+
+def has_identity_layout(type_: ir.Type) -> bool:
+    memref_type = ir.MemRefType(type_)
+    identity = ir.AffineMap.get_identity(memref_type.rank, context=memref_type.context)
+    return memref_type.affine_map == identity
