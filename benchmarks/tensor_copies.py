@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memplan.cli.copies import copy_rows
 from memplan.ir import load_mlir
-from memplan.report.copies_report import copy_rows
 from memplan.report.table import format_table
 from memplan.run.iree_exec import CompileError, compile_to_vmfb
 from memplan.run.state_compare import QUIET_FLAGS
-from memplan.transforms import rewrite_tensor_level
+from memplan.transforms.passes import TENSOR_PIPELINE, PassContext, parse_pipeline, run_pipeline
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = [  # (file, dynamic values)
@@ -35,7 +35,7 @@ def main() -> None:
     rows = []
     for name, at in CASES:
         builds = compiles(REPO / name)
-        for r in copy_rows(str(REPO / name), at):
+        for r in copy_rows(load_mlir(REPO / name), at):
             where = ", ".join(f"{k}={v}" for k, v in at.items()) or "-"
             rows.append([Path(name).name, r.function, where, r.stage, builds[r.stage],
                          r.transient, r.copied, _iree(r.iree_transient, r.iree_error),
@@ -53,7 +53,7 @@ def compiles(path: Path) -> dict[str, str]:
     result = {}
     for stage in ("before", "after"):
         if stage == "after":
-            rewrite_tensor_level(chunk)
+            run_pipeline([chunk], parse_pipeline(",".join(TENSOR_PIPELINE)), PassContext())
         try:
             compile_to_vmfb(str(chunk.module), str(path), QUIET_FLAGS)
             result[stage] = "yes"

@@ -25,7 +25,7 @@ from ..diagnostic import Diagnostic
 from ..ir import MlirChunk, SourceLoc, ops, source_loc
 from ..ir import tensor_ops as t
 from ..ir.types import is_ranked_tensor
-from ..ir.walk import functions, symbol_name, walk
+from ..ir.walk import functions, ssa_name, symbol_name, walk
 from .notes import diagnostic_at
 
 
@@ -92,7 +92,7 @@ def _function_accesses(fn: ir.Operation, path: str) -> list[Access]:
     for op in walk(fn):
         if op.name in ops.CONSTANT_OPS and is_ranked_tensor(op.results[0]):
             uses = value_uses(op.results[0])
-            found.append(Access("constant", op.results[0].get_name(), name,
+            found.append(Access("constant", ssa_name(op.results[0]), name,
                                 str(op.results[0].type), uses.reads, bool(uses.writers),
                                 source_loc(op, path)))
     return found
@@ -128,11 +128,13 @@ def written_constants(chunk: MlirChunk) -> list[Diagnostic]:
     immutable = t.immutable_globals(chunk.module)
     for fn in functions(chunk.module):
         for op in walk(fn):
-            what = _constant_kind(op, immutable)
-            if what is None or not is_ranked_tensor(op.results[0]):
+            if not is_constant(op, immutable) or not is_ranked_tensor(op.results[0]):
                 continue
-            consequence = _consequence(op)
-            for writer in value_uses(op.results[0]).writers:
+            writers = value_uses(op.results[0]).writers
+            if not writers:
+                continue
+            what, consequence = _constant_kind(op), _consequence(op)
+            for writer in writers:
                 notes.append(diagnostic_at(
                     "warning", writer, chunk.path, f"{writer.name} writes into "
                     f"{what} ({op.results[0].type}): {consequence}", "constant-written"))
@@ -147,13 +149,17 @@ def _consequence(op: ir.Operation) -> str:
             "read-only input")
 
 
-def _constant_kind(op: ir.Operation, immutable: set[str]) -> str | None:
+def is_constant(op: ir.Operation, immutable: set[str]) -> bool:
+    """A constant, or the value of a global nobody stores to."""
+    name = op.name
+    if name in ops.CONSTANT_OPS or name == "ml_program.global_load_const":
+        return True
+    return name in ops.GLOBAL_LOAD_OPS and t.global_symbol(op) in immutable
+
+
+def _constant_kind(op: ir.Operation) -> str:
     name = op.name
     if name in ops.CONSTANT_OPS:
         kind = "constant" if name == "arith.constant" else "unfoldable constant"
-        return f"{kind} {op.results[0].get_name()}"
-    if name in ops.GLOBAL_LOAD_OPS and t.global_symbol(op) in immutable:
-        return f"immutable global @{t.global_symbol(op)}"
-    if name == "ml_program.global_load_const":
-        return f"immutable global @{t.global_symbol(op)}"
-    return None
+        return f"{kind} {ssa_name(op.results[0])}"
+    return f"immutable global @{t.global_symbol(op)}"

@@ -15,6 +15,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from iree.compiler import ir
 
@@ -73,21 +74,30 @@ class Allocation:
 
 # --- the walk ---------------------------------------------------------------------------
 
-@dataclass
 class FunctionFacts:
-    """What one function's analyses share: its op order and its range analysis."""
+    """What one function's analyses share, each computed on first use: its op order and its
+    range analysis (most functions of a large file have no allocation and need neither)."""
 
-    func: ir.Operation
-    name: str
-    order: OpOrder
-    ranges: RangeAnalysis
+    def __init__(self, func: ir.Operation, chunk: MlirChunk,
+                 assumptions: Sequence[Assumption] = ()):
+        self.func = func
+        self.name = symbol_name(func)
+        self._chunk = chunk
+        self._assumptions = assumptions
+
+    @cached_property
+    def order(self) -> OpOrder:
+        return OpOrder.of(self.func)
+
+    @cached_property
+    def ranges(self) -> RangeAnalysis:
+        names = source_argument_names(self.func, self._chunk.lines)
+        return RangeAnalysis(self.func, self._assumptions, names)
 
 
 def function_facts(func: ir.Operation, chunk: MlirChunk,
                    assumptions: Sequence[Assumption] = ()) -> FunctionFacts:
-    names = source_argument_names(func, chunk.lines)
-    return FunctionFacts(func, symbol_name(func), OpOrder.of(func),
-                         RangeAnalysis(func, assumptions, names))
+    return FunctionFacts(func, chunk, assumptions)
 
 
 def allocation_ops(func: ir.Operation) -> list[ir.Operation]:

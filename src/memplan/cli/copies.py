@@ -48,15 +48,21 @@ def copy_rows(chunks: Sequence[MlirChunk], at: Mapping[str, int] | None = None,
     from ..report.copies_report import CopyRow
     from ..transforms.passes import TENSOR_PIPELINE, PassContext, parse_pipeline, run_pipeline
 
-    after = clone_chunks(list(chunks))
-    run_pipeline(after, parse_pipeline(",".join(TENSOR_PIPELINE)), PassContext())
     rows: list[CopyRow] = []
-    for before_chunk, after_chunk in zip(chunks, after, strict=True):
-        for stage, chunk in (("before", before_chunk), ("after", after_chunk)):
+    for chunk in chunks:
+        before = estimate_copies(chunk.module, chunk.path, at)
+        if any(e.items for e in before):
+            (rewritten,) = clone_chunks([chunk])
+            run_pipeline([rewritten], parse_pipeline(",".join(TENSOR_PIPELINE)), PassContext())
+            after = estimate_copies(rewritten.module, rewritten.path, at)
+        else:  # the rewrites only remove copies: nothing to remove, nothing to rewrite
+            rewritten, after = chunk, before
+        for stage, stage_chunk, estimates in (("before", chunk, before),
+                                              ("after", rewritten, after)):
             stage_rows = [CopyRow(e.function, stage, e.transient_bytes, e.copied_bytes, e.bound)
-                          for e in estimate_copies(chunk.module, chunk.path, at)]
+                          for e in estimates]
             if iree:
-                _add_iree(stage_rows, chunk, at)
+                _add_iree(stage_rows, stage_chunk, at)
             rows += stage_rows
     order = {r.function: i for i, r in enumerate(rows)}
     return sorted(rows, key=lambda r: (order[r.function], r.stage != "before"))

@@ -23,16 +23,20 @@ def children(op: ir.Operation | ir.OpView) -> Iterator[ir.Operation]:
                 yield child.operation
 
 
-def walk(op: ir.Operation | ir.OpView) -> Iterator[ir.Operation]:
-    """Ops nested in `op` (not `op` itself), in pre-order: the order they print."""
-    stack = [children(op)]
-    while stack:
-        child = next(stack[-1], None)
-        if child is None:
-            stack.pop()
-            continue
-        yield child
-        stack.append(children(child))
+def walk(op: ir.Operation | ir.OpView) -> list[ir.Operation]:
+    """Ops nested in `op` (not `op` itself), in pre-order: the order they print.
+
+    Collected by MLIR's own (C++) walk before anything is returned, so callers may
+    rewrite the IR while they go through the list, and a walk costs one Python call per op.
+    """
+    found: list[ir.Operation] = []
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        found.append(inner)
+        return ir.WalkResult.ADVANCE
+
+    op.operation.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    return found[1:]  # the first is `op` itself
 
 
 def has_body(op: ir.Operation) -> bool:
@@ -177,6 +181,12 @@ def block_argument_owner(value: ir.Value) -> tuple[ir.Operation, int] | None:
     if not isinstance(value, ir.BlockArgument):
         return None
     return value.owner.owner.operation, value.arg_number
+
+
+def ssa_name(value: ir.Value) -> str:
+    """`%cst` as printed: numbered within the enclosing function (an isolated scope), so the
+    printer runs over that function, not the whole module."""
+    return value.get_name(use_local_scope=True)
 
 
 def users(value: ir.Value) -> list[ir.Operation]:

@@ -33,13 +33,13 @@ from __future__ import annotations
 from iree.compiler import ir, passmanager
 from iree.compiler.dialects import arith, func, linalg, tensor
 
-from ..analysis.access import value_uses
+from ..analysis.access import is_constant, value_uses
 from ..analysis.notes import diagnostic_at
 from ..diagnostic import Diagnostic
 from ..ir import ops, source_loc
 from ..ir import tensor_ops as t
 from ..ir.types import is_ranked_tensor, shape_of
-from ..ir.walk import functions, walk
+from ..ir.walk import functions, ssa_name, walk
 from .rewrite_report import RewriteReport
 
 REWRITTEN, REFUSED = "constant-destination", "constant-destination-refused"
@@ -55,17 +55,10 @@ def rewrite_constant_destinations(module: ir.Module, path: str = "<input>") -> R
         for fn in functions(module):
             # Collect first: rewriting erases and creates ops under the walk.
             constants = [op.opview for op in walk(fn)
-                         if _is_constant(op, immutable) and is_ranked_tensor(op.results[0])]
+                         if is_constant(op, immutable) and is_ranked_tensor(op.results[0])]
             for op in constants:
                 _rewrite_users(op, path, report)
     return report
-
-
-def _is_constant(op: ir.Operation, immutable: set[str]) -> bool:
-    name = op.name
-    if name in ops.CONSTANT_OPS or name == "ml_program.global_load_const":
-        return True
-    return name in ops.GLOBAL_LOAD_OPS and t.global_symbol(op) in immutable
 
 
 def _rewrite_users(const: ir.OpView, path: str, report: RewriteReport) -> None:
@@ -82,7 +75,7 @@ def _rewrite_users(const: ir.OpView, path: str, report: RewriteReport) -> None:
         if not t.is_linalg_structured(writer):
             report.add_refused(diagnostic_at(
                 "note", writer, path, f"{writer.operation.name} inserts into constant "
-                f"{value.get_name()}: the copy is the op's meaning; left alone", REFUSED))
+                f"{ssa_name(value)}: the copy is the op's meaning; left alone", REFUSED))
             continue
         if any(o == value for o in writer.outputs):
             where = source_loc(writer, path)  # before the op is replaced
@@ -90,7 +83,7 @@ def _rewrite_users(const: ir.OpView, path: str, report: RewriteReport) -> None:
             report.add_rewritten(Diagnostic("remark", where, how, code=REWRITTEN))
         else:  # written through a view (e.g. outs = extract_slice %cst)
             report.add_refused(diagnostic_at(
-                "note", writer, path, f"writes a view of constant {value.get_name()}: "
+                "note", writer, path, f"writes a view of constant {ssa_name(value)}: "
                 "left alone", REFUSED))
     if not list(value.uses):
         const.operation.erase()
@@ -101,7 +94,7 @@ def _rewrite_op(op: ir.OpView, value: ir.Value, const: ir.OpView) -> str:
     n_in = len(op.inputs)
     slots = [k for k, out in enumerate(op.outputs) if out == value]
     reads = any(t.reads_destination(op, n_in + k) for k in slots)
-    name = value.get_name()
+    name = ssa_name(value)
     if not reads:
         _replace_outputs(op, slots, _empty_like(value, op))
         return f"{op.operation.name} never reads its init {name}: destination is tensor.empty"
