@@ -1,8 +1,10 @@
-"""Load MLIR text, one module per `// -----` chunk, keeping file locations.
+"""Load MLIR text, one module per `// -----` chunk, all in one context, keeping file locations.
 
-The bindings only parse strings (reported as file "-"), so each chunk is
-padded with the newlines that precede it: line numbers in diagnostics are then
-the input file's own, and `source_loc` maps "-" back to the file's path.
+The bindings only parse strings (reported as file "-", lines from 1), so each
+chunk's path is a `SourceName` that knows the lines before the chunk:
+`source_loc` maps "-" back to the file's path and line. (Padding each chunk
+with the newlines before it would do the same at a cost quadratic in the
+number of chunks.)
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 from iree.compiler import ir
 
 from ..errors import InputError
-from .source import SourceLoc, source_loc  # noqa: F401 - re-exported for callers of load
+from .source import SourceLoc, SourceName, source_loc  # noqa: F401 - re-exported
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 _PARSER_DIAGNOSTIC = re.compile(r'error: "-":(\d+):(\d+): (.*)')
@@ -25,12 +27,11 @@ _PARSER_DIAGNOSTIC = re.compile(r'error: "-":(\d+):(\d+): (.*)')
 class MlirChunk:
     """One parsed module of an input file (the whole file when it has no split markers)."""
 
-    path: str
+    path: str  # a SourceName: the file's path, knowing the chunk's first line
     index: int  # 0-based position among the file's `// -----` chunks
     first_line: int  # 1-based line of the file where the chunk starts
     module: ir.Module
-    # The whole file's lines, shared by its chunks: the source of what the parser drops
-    # (SSA names of arguments).
+    # The chunk's own lines: the source of what the parser drops (SSA names of arguments).
     lines: tuple[str, ...] = ()
 
     @property
@@ -45,19 +46,19 @@ def new_context() -> ir.Context:
 
 def parse_mlir(text: str, path: str = "<input>", first_line: int = 1,
                context: ir.Context | None = None) -> ir.Module:
-    padded = "\n" * (first_line - 1) + text
+    """Parse `text`, which starts at line `first_line` of `path` (for error messages)."""
     ctx = context or new_context()
     try:
-        return ir.Module.parse(padded, ctx)
+        return ir.Module.parse(text, ctx)
     except ir.MLIRError as err:
-        raise _input_error(path, err) from None
+        raise _input_error(path, err, first_line - 1) from None
 
 
-def _input_error(path: str, err: Exception) -> InputError:
+def _input_error(path: str, err: Exception, line_offset: int = 0) -> InputError:
     match = _PARSER_DIAGNOSTIC.search(str(err))
     if match:
         line, col, reason = match.groups()
-        return InputError(path, f"error: {reason}", f"{line}:{col}")
+        return InputError(path, f"error: {reason}", f"{int(line) + line_offset}:{col}")
     first = str(err).strip().splitlines()
     return InputError(path, f"error: {first[-1] if first else 'cannot parse MLIR'}")
 
@@ -116,10 +117,13 @@ def load_mlir(path: str | Path, context: ir.Context | None = None) -> list[MlirC
 
 
 def parse_chunks(text: str, path: str, context: ir.Context) -> list[MlirChunk]:
-    lines = tuple(text.splitlines())
-    return [MlirChunk(path, index, first_line, parse_mlir(chunk, path, first_line, context),
-                      lines)
-            for index, (first_line, chunk) in enumerate(split_chunks(text))]
+    chunks = []
+    for index, (first_line, chunk) in enumerate(split_chunks(text)):
+        name = SourceName(str(path), first_line - 1)
+        chunks.append(MlirChunk(name, index, first_line,
+                                parse_mlir(chunk, name, first_line, context),
+                                tuple(chunk.splitlines())))
+    return chunks
 
 
 def clone_chunks(chunks: list[MlirChunk]) -> list[MlirChunk]:

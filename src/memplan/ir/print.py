@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from iree.compiler import ir
 
 from ..errors import MemplanError
 from .load import MlirChunk
+
+_CHUNK_LOC = re.compile(r'loc\("-":(\d+):')
 
 
 class VerifyError(MemplanError):
@@ -30,8 +33,11 @@ def print_module(chunk: MlirChunk, keep_locations: bool = False) -> str:
     verify(chunk)
     text = chunk.module.operation.get_asm(enable_debug_info=keep_locations)
     if keep_locations:
-        # The loader parses strings (file "-"); say which file the locations are in.
-        text = text.replace('loc("-":', f'loc("{chunk.path}":')
+        # The loader parses each chunk as a string (file "-", lines from 1): say which file
+        # and line the locations are in.
+        offset = getattr(chunk.path, "line_offset", 0)
+        text = _CHUNK_LOC.sub(lambda m: f'loc("{chunk.path}":{int(m.group(1)) + offset}:',
+                              text)
     return text
 
 

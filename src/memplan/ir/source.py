@@ -9,6 +9,22 @@ from dataclasses import dataclass
 from iree.compiler import ir
 
 
+class SourceName(str):
+    """The input's name as diagnostics print it, knowing where its chunk starts.
+
+    A `// -----` chunk is parsed on its own, so the bindings number its lines from 1;
+    `line_offset` (the lines before the chunk) turns them back into the file's own.
+    It is a `str` so that every layer can keep passing "the path" around unchanged.
+    """
+
+    line_offset: int
+
+    def __new__(cls, name: str, line_offset: int = 0) -> SourceName:
+        made = super().__new__(cls, name)
+        made.line_offset = line_offset
+        return made
+
+
 @dataclass(frozen=True)
 class SourceLoc:
     path: str
@@ -31,7 +47,10 @@ def source_loc(op: ir.Operation | ir.OpView, path: str) -> SourceLoc | None:
                 return None
             loc = nested
             continue
-        return SourceLoc(path if filename == "-" else filename, loc.start_line, loc.start_col)
+        if filename != "-":  # a location the input itself spelled out
+            return SourceLoc(filename, loc.start_line, loc.start_col)
+        return SourceLoc(str(path), loc.start_line + getattr(path, "line_offset", 0),
+                         loc.start_col)
     return None
 
 
@@ -49,8 +68,8 @@ def source_argument_names(func: ir.Operation, lines: Sequence[str]) -> list[str 
     """The SSA names (`n` for `%n`) the source gives the function's arguments.
 
     The bindings drop SSA names when parsing, so they are read back from the
-    signature at the function's location in `lines` (the text it was parsed
-    from); None where that fails.
+    signature at the function's location in `lines` (the lines of the text it was
+    parsed from: its chunk); None where that fails.
     """
     count = len(func.regions[0].blocks[0].arguments)
     loc = func.location
