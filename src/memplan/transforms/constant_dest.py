@@ -138,7 +138,18 @@ def _splat_fill(const: ir.OpView, at: ir.OpView) -> ir.Value:
         else:
             scalar = arith.ConstantOp(ranked.element_type, attr.get_splat_value()).result
         empty = tensor.EmptyOp(list(ranked.shape), ranked.element_type).result
-        return linalg.fill(scalar, outs=[empty])
+        return _fill(scalar, empty)
+
+
+def _fill(scalar: ir.Value, dest: ir.Value) -> ir.Value:
+    """`linalg.fill ins(scalar) outs(dest)`, its body built directly (opdsl's `linalg.fill`
+    builder costs milliseconds per op)."""
+    fill = linalg.FillOp([dest.type], [scalar], [dest])
+    element = ir.RankedTensorType(dest.type).element_type
+    body = fill.regions[0].blocks.append(scalar.type, element)
+    with ir.InsertionPoint(body):
+        linalg.YieldOp([body.arguments[0]])
+    return fill.result
 
 
 def _generalize(op: ir.OpView) -> ir.OpView:
