@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from ..analysis.census import Allocation
 from ..diagnostic import Diagnostic
 from ..targets import Target
+from .budgets import packing_lifetime
 
 STACK = "stack"
 HEAP = "heap"
@@ -40,8 +41,7 @@ class Request:
 
     @property
     def lifetime(self) -> tuple[int, int]:
-        start, end = self.allocation.lifetime
-        return start, max(end, start + 1)  # an unused buffer still occupies one step
+        return packing_lifetime(self.allocation)
 
     @property
     def pinned_pool(self) -> str | None:
