@@ -7,8 +7,8 @@ sizes (16 B to 2 KiB) whose lifetimes overlap at random (each buffer is read by 
 `memref.load` some ops later). On x86_64 (32 KiB frame, unbounded heap) the frame
 admits a few dozen of them and the rest spill to the heap. The census is taken once;
 the table times `place` alone, median of 3 runs. `--old` also times the previous
-admission (`admission="reference"`: binary search over the smallest-first prefix, then
-a full re-pack per remaining buffer) and says whether both place every buffer alike.
+admission (`tests/place_reference.py`: binary search over the smallest-first prefix,
+then a full re-pack per remaining buffer) and says whether both place every buffer alike.
 """
 
 from __future__ import annotations
@@ -16,13 +16,20 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from memplan.analysis.census import take_census
 from memplan.ir import MlirChunk, parse_mlir
 from memplan.place import Request, place
+from memplan.place.admission import AdmitGroup, admit_group_incremental
 from memplan.report.table import format_table
 from memplan.targets import load_target
+
+# The previous admission lives beside the tests that compare against it, not in the package.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from place_reference import admit_group_reference  # noqa: E402
 
 
 def synthetic_function(n: int, seed: int) -> str:
@@ -47,7 +54,7 @@ def requests_for(text: str) -> list[Request]:
     return [Request(a, ("cpu",)) for a in take_census(chunk)]
 
 
-def timed(requests, target, admission: str, repeat: int):
+def timed(requests, target, admission: AdmitGroup, repeat: int):
     seconds, result = [], None
     for _ in range(repeat):
         started = time.perf_counter()
@@ -73,12 +80,12 @@ def main() -> None:
     rows = []
     for n in args.sizes:
         requests = requests_for(synthetic_function(n, args.seed + n))
-        seconds, new = timed(requests, target, "incremental", args.repeat)
+        seconds, new = timed(requests, target, admit_group_incremental, args.repeat)
         (frame,) = [u for u in new.usage if u.space == "stack"]
         row = [str(n), str(frame.buffers), str(frame.peak), str(frame.lower_bound),
                f"{seconds:.3f}"]
         if args.old:
-            old_seconds, old = timed(requests, target, "reference", args.repeat)
+            old_seconds, old = timed(requests, target, admit_group_reference, args.repeat)
             (old_frame,) = [u for u in old.usage if u.space == "stack"]
             same = [d.space for d in new.decisions] == [d.space for d in old.decisions]
             row += [str(old_frame.buffers), str(old_frame.peak), f"{old_seconds:.3f}",

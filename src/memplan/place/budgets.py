@@ -19,10 +19,15 @@ WORKGROUP_SPACES = frozenset({"workgroup", "#gpu.address_space<workgroup>"})
 
 
 def allocation_buffer(a: Allocation, id_: str, alignment: int = 1) -> Buffer:
-    """The packing buffer of a bounded allocation; an unused one still occupies one step."""
+    """The packing buffer of a bounded allocation."""
+    start, end = packing_lifetime(a)
+    return Buffer(id_, start, end, a.bytes_or_bound or 0, max(alignment, a.alignment or 1))
+
+
+def packing_lifetime(a: Allocation) -> tuple[int, int]:
+    """The allocation's lifetime as packing sees it: an unused one still occupies one step."""
     start, end = a.lifetime
-    return Buffer(id_, start, max(end, start + 1), a.bytes_or_bound or 0,
-                  max(alignment, a.alignment or 1))
+    return start, max(end, start + 1)
 
 
 def pack_allocations(allocations: Sequence[Allocation], capacity: int | None,

@@ -8,7 +8,8 @@ from ..analysis.census import Allocation
 from ..analysis.devices import device_uses
 from ..ir import MlirChunk
 from ..targets import Target
-from .policy import Placement, place
+from .model import Placement
+from .policy import place
 from .requests import build_requests
 
 

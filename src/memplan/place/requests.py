@@ -15,7 +15,7 @@ from iree.compiler import ir
 from ..analysis.census import Allocation
 from ..analysis.devices import DeviceUse
 from ..targets import Target
-from .policy import Request
+from .model import Request
 
 
 def build_requests(allocations: Sequence[Allocation], uses: Mapping[ir.Operation, DeviceUse],

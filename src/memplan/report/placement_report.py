@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..place import Decision, Placement, SpaceUse
+from ..place import Assignment, Placement, SpaceUse
 from .table import format_table
 
 
@@ -36,12 +36,12 @@ def placement_json(placements: Sequence[Placement], path: str) -> dict[str, Any]
     }
 
 
-def _where(d: Decision) -> str:
+def _where(d: Assignment) -> str:
     loc = d.allocation.location
     return f"{loc.line}:{loc.col}" if loc else "-"
 
 
-def _devices(d: Decision) -> str:
+def _devices(d: Assignment) -> str:
     return ",".join(d.devices) or "-"
 
 
@@ -51,7 +51,7 @@ def _usage_row(u: SpaceUse) -> tuple[object, ...]:
             "unbounded" if u.capacity is None else u.capacity, use)
 
 
-def _decision_json(d: Decision) -> dict[str, Any]:
+def _decision_json(d: Assignment) -> dict[str, Any]:
     a = d.allocation
     loc = a.location
     return {

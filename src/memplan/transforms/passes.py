@@ -21,7 +21,7 @@ from typing import ClassVar
 from ..analysis.ranges import Assumption
 from ..errors import InputError
 from ..ir import MlirChunk
-from ..place.policy import Placement
+from ..place.model import Placement
 from ..targets import Target
 from .constant_dest import rewrite_constant_destinations
 from .hoist import hoist_and_bound

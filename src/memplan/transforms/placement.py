@@ -42,8 +42,8 @@ from ..ir import MlirChunk
 from ..ir.ops import DEALLOCATION_OPS, MEMREF_ALLOCATION_OPS
 from ..ir.types import has_identity_layout
 from ..ir.walk import function_of, symbol_name
+from ..place.model import HEAP, STACK, Assignment, Placement, unplaced_diagnostics
 from ..place.module import place_chunk
-from ..place.policy import HEAP, STACK, Decision, Placement, unplaced_diagnostics
 from ..targets import Target
 from .rewrite_report import RewriteReport
 
@@ -156,13 +156,13 @@ class _Layout:
         return max([base, *wanted])
 
 
-def _into_frame(op: ir.Operation, layout: _Layout, decision: Decision) -> ir.Operation:
+def _into_frame(op: ir.Operation, layout: _Layout, decision: Assignment) -> ir.Operation:
     if not _viewable(op) or decision.offset is None:
         return _to_alloca(op)
     return _replace_by_view(op, layout.frame(op), decision.offset, None)
 
 
-def _into_pool(op: ir.Operation, layout: _Layout, decision: Decision) -> ir.Operation:
+def _into_pool(op: ir.Operation, layout: _Layout, decision: Assignment) -> ir.Operation:
     pool = decision.space or ""
     if op.name == "bufferization.alloc_tensor":
         # A tensor has no address yet: name the pool, bufferization allocates the buffer there.
@@ -281,7 +281,7 @@ def _replace_kind(op: ir.Operation, name: str) -> ir.Operation:
     return new
 
 
-def _record(op: ir.Operation, decision: Decision) -> None:
+def _record(op: ir.Operation, decision: Assignment) -> None:
     with op.context:
         op.attributes[SPACE_ATTR] = ir.StringAttr.get(decision.space or "")
         if decision.offset is not None:
