@@ -186,7 +186,7 @@ def buffer_lifetime(buffer: ir.Value, op: ir.Operation, order: OpOrder) -> tuple
             seen.add(user)
             top = ancestor_in_block(user, op.block)
             if top is not None:
-                end = max(end, order.end[top])
+                end = max(end, order.end_of(top))
             if user.name in MEMREF_VIEW_OPS and user.operands[0] == value:
                 pending.extend(user.results)
     return start, end

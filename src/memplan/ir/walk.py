@@ -8,7 +8,6 @@ iterative: IR nested thousands of ops deep must not exhaust Python's stack.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from iree.compiler import ir
 
@@ -95,29 +94,22 @@ def function_of(op: ir.Operation) -> ir.Operation | None:
     return None
 
 
-@dataclass(frozen=True)
 class OpOrder:
-    """Pre-order positions of a function's ops; `end[op]` is one past its last nested op."""
+    """Pre-order positions of a function's ops; `end_of(op)` is one past its last nested op."""
 
-    position: dict[ir.Operation, int]
-    end: dict[ir.Operation, int]
+    def __init__(self, position: dict[ir.Operation, int]):
+        self.position = position
+        self._end: dict[ir.Operation, int] = {}
 
     @staticmethod
     def of(func: ir.Operation) -> OpOrder:
-        position: dict[ir.Operation, int] = {}
-        end: dict[ir.Operation, int] = {}
-        stack: list[tuple[ir.Operation | None, Iterator[ir.Operation]]] = [(None, children(func))]
-        while stack:
-            owner, it = stack[-1]
-            child = next(it, None)
-            if child is None:
-                stack.pop()
-                if owner is not None:
-                    end[owner] = len(position)
-                continue
-            position[child] = len(position)
-            stack.append((child, children(child)))
-        return OpOrder(position, end)
+        return OpOrder({op: index for index, op in enumerate(walk(func))})
+
+    def end_of(self, op: ir.Operation) -> int:
+        # Asked for few ops (the ancestors of a buffer's users): one walk of each subtree.
+        if op not in self._end:
+            self._end[op] = self.position[op] + 1 + len(walk(op))
+        return self._end[op]
 
 
 def ancestors(op: ir.Operation) -> Iterator[ir.Operation]:
