@@ -45,7 +45,7 @@ def copy_rows(chunks: Sequence[MlirChunk], at: Mapping[str, int] | None = None,
     """Rows per function: the input as parsed, then a copy rewritten by the tensor passes."""
     from ..analysis.copies import estimate_copies
     from ..ir import clone_chunks
-    from ..report.copies_report import CopyRow
+    from ..report.copies_report import CopyRow, Stage
     from ..transforms.passes import TENSOR_PIPELINE, PassContext, parse_pipeline, run_pipeline
 
     rows: list[CopyRow] = []
@@ -57,15 +57,15 @@ def copy_rows(chunks: Sequence[MlirChunk], at: Mapping[str, int] | None = None,
             after = estimate_copies(rewritten.module, rewritten.path, at)
         else:  # the rewrites only remove copies: nothing to remove, nothing to rewrite
             rewritten, after = chunk, before
-        for stage, stage_chunk, estimates in (("before", chunk, before),
-                                              ("after", rewritten, after)):
+        for stage, stage_chunk, estimates in ((Stage.BEFORE, chunk, before),
+                                              (Stage.AFTER, rewritten, after)):
             stage_rows = [CopyRow(e.function, stage, e.transient_bytes, e.copied_bytes, e.bound)
                           for e in estimates]
             if iree:
                 _add_iree(stage_rows, stage_chunk, at)
             rows += stage_rows
     order = {r.function: i for i, r in enumerate(rows)}
-    return sorted(rows, key=lambda r: (order[r.function], r.stage != "before"))
+    return sorted(rows, key=lambda r: (order[r.function], r.stage is not Stage.BEFORE))
 
 
 def _add_iree(rows: list, chunk: MlirChunk, at: Mapping[str, int] | None) -> None:

@@ -9,14 +9,22 @@ module only formats them.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 
 from .table import format_table
+
+
+class Stage(StrEnum):
+    """Which program a row measures: the input, or the input after the tensor rewrites."""
+
+    BEFORE = "before"
+    AFTER = "after"
 
 
 @dataclass
 class CopyRow:
     function: str
-    stage: str  # "before" | "after"
+    stage: Stage
     transient: int
     copied: int
     bound: bool  # a dynamic size was taken at its shape's maximum
