@@ -63,14 +63,14 @@ def rewrite_constant_destinations(module: ir.Module, path: str = "<input>") -> R
 
 def _rewrite_users(const: ir.OpView, path: str, report: RewriteReport) -> None:
     value = const.results[0]
-    if None in shape_of(value.type):
-        report.add_refused(diagnostic_at("note", const, path, "constant with a dynamic "
-                                            "shape used as a destination: left alone", REFUSED))
-        return
     writers: list[ir.OpView] = []
     for writer in value_uses(value).writers:
         if not any(w.operation == writer for w in writers):
             writers.append(writer.opview)
+    if writers and None in shape_of(value.type):
+        report.add_refused(diagnostic_at("note", const, path, "constant with a dynamic "
+                                            "shape used as a destination: left alone", REFUSED))
+        return
     for writer in writers:
         if not t.is_linalg_structured(writer):
             report.add_refused(diagnostic_at(
