@@ -19,6 +19,7 @@ file can run its pass on several targets or with several options.
 from __future__ import annotations
 
 import io
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +107,14 @@ def test_pass_output_matches_its_checks(path, run, capsys):
 
 def test_every_pass_has_a_golden_file():
     assert {p.stem for p in PASS_TESTS.glob("*.mlir")} == set(PASSES)
+
+
+@pytest.mark.parametrize("path", sorted(PASS_TESTS.glob("*.mlir")), ids=lambda p: p.stem)
+def test_every_split_checks_its_output(path):
+    prefix = parse_run_lines(path)[0].check_prefix
+    check = re.compile(rf"// {prefix}(-[A-Z]+)?:")
+    for number, split in enumerate(path.read_text().split("\n// -----\n"), 1):
+        assert check.search(split), f"{path.name}: split {number} has no {prefix} line"
 
 
 # A check that cannot fail checks nothing: each of these edits must make its file fail.
