@@ -233,6 +233,27 @@ func.func @writes_a_view(%a: tensor<2xf32>) -> tensor<2xf32> {
 
 // -----
 
+// Not the pass's business: a constant only read, or not used at all, stays as it is, and
+// nothing is said about it.
+// CHECK-LABEL: func.func @only_read(
+// CHECK-NEXT:    %[[CST:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>
+// CHECK-NEXT:    %[[UNUSED:.*]] = arith.constant dense<[5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]> : tensor<4xf32>
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[CST]] : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
+func.func @only_read(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %unused = arith.constant dense<[5.0, 6.0, 7.0, 8.0]> : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%c : tensor<4xf32>) outs(%a : tensor<4xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
 // Refused: a constant of dynamic shape as a destination. Read only, it is no concern of the
 // pass and nothing is said about it.
 // CHECK-LABEL: func.func @dynamic_destination(

@@ -19,9 +19,10 @@ Rewrites, per destination:
   The `arith.select` keeps the original association order: results are exact.
 
 The constant itself is never changed, so another user that reads it stays
-correct; it is erased only when nothing uses it any more. Created ops carry the
-location of the op they replace (the rewritten linalg op; for the fill, the
-constant it materialises).
+correct; it is erased when its destinations were rewritten and nothing uses it
+any more (a constant that is only read, or not used at all, is left alone).
+Created ops carry the location of the op they replace (the rewritten linalg op;
+for the fill, the constant it materialises).
 
 Refuses (note, IR unchanged): inserts into a constant (`tensor.insert_slice`,
 `tensor.insert`, ...): the copy is the insert's meaning, not an artifact; and
@@ -67,7 +68,9 @@ def _rewrite_users(const: ir.OpView, path: str, report: RewriteReport) -> None:
     for writer in value_uses(value).writers:
         if not any(w.operation == writer for w in writers):
             writers.append(writer.opview)
-    if writers and None in shape_of(value.type):
+    if not writers:
+        return  # only read (or not used at all): none of this pass's business
+    if None in shape_of(value.type):
         report.add_refused(diagnostic_at("note", const, path, "constant with a dynamic "
                                             "shape used as a destination: left alone", REFUSED))
         return
