@@ -191,7 +191,8 @@ func.func @entry_dynamic_alloca(%n: index) {
   %c16 = arith.constant 16 : index
   %zero = arith.constant 0.0 : f32
   %m = arith.minui %n, %c16 : index
-  // DIAG-NEXT: mlir:[[# @LINE + 1]]:10: remark: stack allocation of memref<?xf32> bound to memref<16xf32> (64 bytes)
+  // DIAG-NEXT: mlir:[[# @LINE + 2]]:10: remark: stack allocation of memref<?xf32> bound to memref<16xf32> (64 bytes)
+  // DIAG-SAME: at the function entry; its users view its dynamic size through a memref.subview
   %buf = memref.alloca(%m) : memref<?xf32>
   memref.store %zero, %buf[%c0] : memref<?xf32>
   return

@@ -230,8 +230,9 @@ class _Hoist:
         if needs_type is None:
             _retype_subviews(view)
         op.erase()
+        viewer = "the loop views" if self.loops else "its users view"
         self.remark(f"{self.what} bound to {big_type} ({_bytes(big_type)} bytes) at "
-                    f"{self.destination}; the loop views its dynamic size through {how}")
+                    f"{self.destination}; {viewer} its dynamic size through {how}")
 
     def _subview(self, big: ir.Value, big_type: ir.MemRefType) -> ir.Value:
         strides, _ = big_type.get_strides_and_offset()
