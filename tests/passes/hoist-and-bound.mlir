@@ -200,6 +200,55 @@ func.func @entry_dynamic_alloca(%n: index) {
 
 // -----
 
+// Every sequential loop counts: affine.for (with the same bound-and-view rewrite) and
+// scf.while (whose body is left by a static buffer).
+// CHECK-LABEL: func.func @affine_loop(
+// CHECK-NEXT:    %[[BOUND:.*]] = memref.alloca() : memref<32xi32>
+// CHECK:         affine.for
+// CHECK-NEXT:      %[[SIZE:.*]] = affine.min
+// CHECK-NEXT:      %[[VIEW:.*]] = memref.subview %[[BOUND]][0] [%[[SIZE]]] [1] : memref<32xi32> to memref<?xi32, strided<[1]>>
+// CHECK-NEXT:      affine.store %{{.*}}, %[[VIEW]][0]
+// CHECK-LABEL: func.func @while_loop(
+// CHECK-NEXT:    %[[BUF:.*]] = memref.alloc() : memref<16xi32>
+// CHECK:         scf.while
+// CHECK-NOT:       memref.alloc
+// CHECK:           memref.store %{{.*}}, %[[BUF]][%c0]
+// CHECK-NOT:       memref.dealloc
+// CHECK:         }
+// CHECK-NEXT:    memref.dealloc %[[BUF]] : memref<16xi32>
+// CHECK-NEXT:    return
+func.func @affine_loop(%out: memref<72xi32>) {
+  %zero = arith.constant 0 : i32
+  affine.for %iv = 0 to 72 step 32 {
+    %sz = affine.min affine_map<(d0) -> (-d0 + 72, 32)>(%iv)
+    // DIAG-NEXT: mlir:[[# @LINE + 1]]:12: remark: stack allocation of memref<?xi32> bound to memref<32xi32> (128 bytes)
+    %buf = memref.alloca(%sz) : memref<?xi32>
+    affine.store %zero, %buf[0] : memref<?xi32>
+  }
+  return
+}
+
+func.func @while_loop(%n: i32) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %r = scf.while (%i = %zero) : (i32) -> i32 {
+    %go = arith.cmpi slt, %i, %n : i32
+    scf.condition(%go) %i : i32
+  } do {
+  ^bb0(%j: i32):
+    // DIAG-NEXT: mlir:[[# @LINE + 1]]:12: remark: hoisted heap allocation of memref<16xi32> (64 bytes) to the function entry
+    %buf = memref.alloc() : memref<16xi32>
+    memref.store %j, %buf[%c0] : memref<16xi32>
+    memref.dealloc %buf : memref<16xi32>
+    %next = arith.addi %j, %one : i32
+    scf.yield %next : i32
+  }
+  return
+}
+
+// -----
+
 // Nothing leaves a parallel loop: each iteration needs its own buffer. The buffer leaves
 // the scf.for only, to the start of the scf.parallel body.
 // CHECK-LABEL: func.func @parallel(

@@ -1,13 +1,15 @@
 // RUN: memplan opt %s --target x86_64 -p place
 // RUN: not memplan opt %s --target cortex-m55 -p place | filecheck --check-prefix=M55 --diag-prefix=M55-DIAG
 // RUN: not memplan opt %s --target cortex-m55+ethos-u55 -p place | filecheck --check-prefix=NPU --diag-prefix=NPU-DIAG
+// RUN: memplan opt %s --target cortex-m55 -p place --assume @unbounded:n<=4096 | filecheck --check-prefix=BOUNDED --diag-prefix=BOUNDED-DIAG
 
-// Each input is placed on three targets, each with its own check prefixes: x86_64 (CHECK
+// Each input is placed four times, each run with its own check prefixes: on x86_64 (CHECK
 // and DIAG; a 32 KiB stack frame and an unbounded heap), cortex-m55 (M55 and M55-DIAG; an
-// 8 KiB frame, 1 KiB per stack buffer, SRAM and DRAM pools, a 32 KiB heap) and
+// 8 KiB frame, 1 KiB per stack buffer, SRAM and DRAM pools, a 32 KiB heap),
 // cortex-m55+ethos-u55 (NPU and NPU-DIAG; the same with an NPU that cannot reach the
-// stack). The IR prefixes match the printed IR; the DIAG ones match stderr: errors for what
-// has nowhere to go, then the stack frames the placed IR allocates.
+// stack), and cortex-m55 again with a bound on the unbounded buffer (BOUNDED and
+// BOUNDED-DIAG). The IR prefixes match the printed IR; the DIAG ones match stderr: errors
+// for what has nowhere to go, then the stack frames the placed IR allocates.
 
 // x86_64 places everything: no error before the stack frames (at the end of the file).
 // DIAG-NOT: error:
@@ -123,7 +125,16 @@ func.func @fixed_spaces() {
 // -----
 
 // A size nothing bounds: x86_64's unbounded heap takes it; cortex-m55 has nowhere to put
-// it (an error naming every space and why), and leaves it as it is.
+// it (an error naming every space and why), and leaves it as it is. With --assume n<=4096
+// its bound, 16 KiB, goes to cortex-m55's SRAM pool as a view of the dynamic size.
+// BOUNDED:       memref.global "private" @memplan_pool_sram : memref<16384xi8, "sram">
+// BOUNDED-LABEL: func.func @unbounded(
+// BOUNDED-SAME:      %[[N:.*]]: index)
+// BOUNDED:         %[[VIEW:.*]] = memref.view %{{.*}}[%{{.*}}][%[[N]]] {memplan.offset = 0 : i64, memplan.space = "sram"} : memref<16384xi8, "sram"> to memref<?xf32, "sram">
+// BOUNDED-NEXT:    memref.memory_space_cast %[[VIEW]] : memref<?xf32, "sram"> to memref<?xf32>
+// BOUNDED-NOT:     memref.dealloc
+// BOUNDED-DIAG-NOT: error:
+// BOUNDED-DIAG:     stack frame @frame
 // CHECK-LABEL: func.func @unbounded(
 // CHECK:         memref.alloc(%{{.*}}) {memplan.space = "heap"} : memref<?xf32>
 // M55-LABEL:   func.func @unbounded(

@@ -271,6 +271,40 @@ func.func @written_back_in_a_branch(%new: tensor<1x4xf32>, %p: index, %flag: i1)
 
 // -----
 
+// Refused: the write-back is not where the prefix was read (column 1, not 0); and a state
+// of dynamic shape.
+// CHECK-LABEL: func.func @not_at_the_prefix(
+// CHECK:         tensor.concat
+// CHECK-LABEL: func.func @dynamic_state(
+// CHECK:         tensor.concat
+util.global private mutable @wide = dense<0.0> : tensor<16x8xf32>
+func.func @not_at_the_prefix(%new: tensor<1x4xf32>, %p: index) -> tensor<?x4xf32> {
+  %c1 = arith.constant 1 : index
+  %s = util.global.load @wide : tensor<16x8xf32>
+  %prefix = tensor.extract_slice %s[0, 0] [%p, 4] [1, 1] : tensor<16x8xf32> to tensor<?x4xf32>
+  %cat = tensor.concat dim(0) %prefix, %new : (tensor<?x4xf32>, tensor<1x4xf32>) -> tensor<?x4xf32>
+  %len = arith.addi %p, %c1 : index
+  // DIAG-NEXT: mlir:[[# @LINE + 1]]:10: note: state update left alone: the write-back into @wide is not at the prefix's offsets
+  %upd = tensor.insert_slice %cat into %s[0, 1] [%len, 4] [1, 1] : tensor<?x4xf32> into tensor<16x8xf32>
+  util.global.store %upd, @wide : tensor<16x8xf32>
+  return %cat : tensor<?x4xf32>
+}
+
+util.global private mutable @dyn : tensor<?x4xf32>
+func.func @dynamic_state(%new: tensor<1x4xf32>, %p: index) -> tensor<?x4xf32> {
+  %c1 = arith.constant 1 : index
+  %s = util.global.load @dyn : tensor<?x4xf32>
+  %prefix = tensor.extract_slice %s[0, 0] [%p, 4] [1, 1] : tensor<?x4xf32> to tensor<?x4xf32>
+  // DIAG-NEXT: mlir:[[# @LINE + 1]]:10: note: state update left alone: @dyn has a dynamic shape
+  %cat = tensor.concat dim(0) %prefix, %new : (tensor<?x4xf32>, tensor<1x4xf32>) -> tensor<?x4xf32>
+  %len = arith.addi %p, %c1 : index
+  %upd = tensor.insert_slice %cat into %s[0, 0] [%len, 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+  util.global.store %upd, @dyn : tensor<?x4xf32>
+  return %cat : tensor<?x4xf32>
+}
+
+// -----
+
 // Not an append: a prefix of the state is concatenated but never written back. Nothing to
 // rewrite and nothing to say.
 // CHECK-LABEL: func.func @never_written_back(
