@@ -424,3 +424,6 @@ func.func @layout_symbols(%s: index) {
   }
   return
 }
+
+// After the last diagnostic, nothing but the stack frames.
+// DIAG-NEXT: stack frame @bounded_alloca: 1024 of 32768 bytes
