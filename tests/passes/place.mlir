@@ -202,8 +202,8 @@ func.func @no_view() {
 // DIAG-NEXT:      stack frame @sizes ({{.*}}): 4096 of 32768 bytes
 // DIAG-NEXT:      stack frame @npu ({{.*}}): 512 of 32768 bytes
 // DIAG-NEXT:      stack frame @no_view ({{.*}}): 256 of 32768 bytes
-// M55-DIAG:       stack frame @frame: 256 of 8192 bytes
+// M55-DIAG-NEXT:  stack frame @frame: 256 of 8192 bytes
 // M55-DIAG-NEXT:  stack frame @npu ({{.*}}): 512 of 8192 bytes
 // M55-DIAG-NEXT:  stack frame @no_view ({{.*}}): 256 of 8192 bytes
-// NPU-DIAG:       stack frame @frame: 256 of 8192 bytes
+// NPU-DIAG-NEXT:  stack frame @frame: 256 of 8192 bytes
 // NPU-DIAG-NEXT:  stack frame @no_view ({{.*}}): 256 of 8192 bytes
