@@ -1,0 +1,131 @@
+"""Plan a whole model's tensor arena: `memplan plan MODEL` (one function per format).
+
+Wires the layers: a front end (`models/`) reads the tensors and lifetimes, the arena
+planner (`place/arena.py`) packs them, the plan is written back in the runtime's own
+form where the runtime takes one (TFLM's `OfflineMemoryAllocation`), read back and
+checked (`check/offline_plan.py`). `PLANNERS` maps a file suffix to its planner; a new
+format adds one row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .check.offline_plan import offline_plan_problems
+from .errors import InputError
+from .files import atomic_output, refuse_overwriting_input
+from .models import tflite as tfl
+from .models.arena import ArenaTensor
+from .place.arena import ArenaPlan, plan_arena, split_pools, tflm_greedy
+from .place.policy import Placement
+from .targets import Target
+
+
+class PlanCheckError(Exception):
+    """The plan read back from the written file is unsound (a memplan bug)."""
+
+
+@dataclass(frozen=True)
+class PoolSplit:
+    """Where each tensor goes when the target's first pool cannot hold the whole arena."""
+
+    placement: Placement
+    groups: tuple[tuple[ArenaTensor, ...], ...]  # in the order of placement.decisions
+
+
+@dataclass(frozen=True)
+class ModelPlan:
+    path: str
+    format: str  # "tflite" | "onnx"
+    tensors: tuple[ArenaTensor, ...]
+    plan: ArenaPlan  # memplan's plan (in-place ops share bytes)
+    alignment: int
+    runtime: ArenaPlan | None = None  # the runtime's own planner on its own view, if known
+    runtime_bound: int | None = None  # lower bound of the runtime's view (nothing shared)
+    target: Target | None = None
+    split: PoolSplit | None = None
+    output: str | None = None  # the model written with the plan
+    offsets: tuple[int, ...] = ()  # as written: one per tensor of the model, -1 = runtime's
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    details: dict[int, dict] = field(default_factory=dict)  # per tensor key: dtype, shape...
+
+
+def plan_tflite(path: str, *, target: Target | None = None, output: str | None = None,
+                time_limit: float | None = 10.0) -> ModelPlan:
+    """Plan TFLM's arena for a `.tflite` and, with `output`, write the plan into a copy."""
+    data = tfl.read_model_bytes(path)
+    model = tfl.parse_tflite(data, path)
+    alignment = _alignment(target, tfl.ALIGNMENT)
+    tensors = model.arena_tensors()
+    ours = plan_arena(tensors, alignment=alignment, time_limit=time_limit)
+    theirs_view = model.arena_tensors(in_place=False)
+    theirs = tflm_greedy(theirs_view, tfl.ALIGNMENT)
+    offsets = [tfl.ONLINE] * len(model.tensors)
+    for key, off in ours.offsets.items():
+        offsets[key] = off
+
+    notes = [
+        "TFLM plans variables and scratch buffers itself (offset -1 / kernel requests), "
+        "around this plan; its persistent data sits at the arena's other end",
+    ]
+    if model.shares:
+        notes.append(f"{len(model.shares)} RESHAPE output(s) share their input's bytes "
+                     "(TFLM's reshape copies nothing when the two addresses are equal)")
+    if model.offline_plan is not None:
+        notes.append("the input already had an OfflineMemoryAllocation plan; it is replaced")
+
+    written = None
+    if output is not None:
+        refuse_overwriting_input(output, [path])
+        new = tfl.with_offline_plan(data, offsets, path)
+        _check_written(new, path, output, offsets)
+        with atomic_output(output) as tmp:
+            tmp.write_bytes(new)
+        written = output
+
+    details = {t.key: {"dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes}
+               for t in model.planned()}
+    return ModelPlan(path, "tflite", tuple(tensors), ours, alignment, theirs,
+                     theirs.lower_bound, target, _split(tensors, target, ours.peak), written,
+                     tuple(offsets), tuple(notes), details)
+
+
+def _check_written(new: bytes, path: str, output: str, offsets: list[int]) -> None:
+    """Read the written model back as TFLM would and check its plan on its own."""
+    back = tfl.parse_tflite(new, output)
+    if back.offline_plan != tuple(offsets):
+        raise PlanCheckError(f"{output}: the plan read back differs from the plan written")
+    found = offline_plan_problems(back.arena_tensors(), dict(enumerate(back.offline_plan)),
+                                  tfl.ALIGNMENT)
+    if found:
+        raise PlanCheckError(f"{path}: the written plan is unsound: {found[0]}")
+
+
+def _alignment(target: Target | None, runtime_alignment: int) -> int:
+    if target is None or not target.pools:
+        return runtime_alignment
+    return max(runtime_alignment, target.pools[0].alignment)
+
+
+def _split(tensors: list[ArenaTensor], target: Target | None, peak: int) -> PoolSplit | None:
+    """Only when the arena does not fit the target's first pool."""
+    if target is None or len(target.pools) < 2 or peak <= target.pools[0].capacity:
+        return None
+    placement, groups = split_pools(tensors, target)
+    return PoolSplit(placement, tuple(tuple(g) for g in groups))
+
+
+def plan_model(path: str, **options) -> ModelPlan:
+    suffix = Path(path).suffix.lower()
+    planner = PLANNERS.get(suffix)
+    if planner is None:
+        known = ", ".join(sorted(PLANNERS))
+        raise InputError(path, f"unknown model format '{suffix}' (known: {known})")
+    return planner(path, **options)
+
+
+PLANNERS: dict[str, Callable[..., ModelPlan]] = {
+    ".tflite": plan_tflite,
+}
