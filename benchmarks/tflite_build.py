@@ -100,18 +100,48 @@ def mobilenet_v2(keras):
     return keras.Model(inp, net(inp), name="mobilenet_v2")
 
 
-def tiny_transformer(keras):
-    """One encoder block (2 heads, width 32) over 16 tokens, with a classifier head."""
+def tiny_transformer(keras, tokens: int = 16, width: int = 32, name="tiny_transformer"):
+    """One encoder block (2 heads) over `tokens` tokens, with a classifier head."""
     layers = keras.layers
-    x = inp = keras.Input((16, 32), batch_size=1)
-    att = layers.MultiHeadAttention(num_heads=2, key_dim=16)(x, x)
+    x = inp = keras.Input((tokens, width), batch_size=1)
+    att = layers.MultiHeadAttention(num_heads=2, key_dim=width // 2)(x, x)
     x = layers.LayerNormalization()(x + att)
-    ff = layers.Dense(64, activation="relu")(x)
-    ff = layers.Dense(32)(ff)
+    ff = layers.Dense(2 * width, activation="relu")(x)
+    ff = layers.Dense(width)(ff)
     x = layers.LayerNormalization()(x + ff)
-    x = layers.Reshape((16 * 32,))(x)
+    x = layers.Reshape((tokens * width,))(x)
     x = layers.Dense(4)(x)
-    return keras.Model(inp, x, name="tiny_transformer")
+    return keras.Model(inp, x, name=name)
+
+
+def tiny_attention(keras):
+    """The encoder block at 8 tokens of width 16: a test model where TFLM's greedy
+    planner is above the bound."""
+    return tiny_transformer(keras, tokens=8, width=16, name="tiny_attention")
+
+
+def squeezenet_mini(keras):
+    """SqueezeNet-style fire modules (squeeze 1x1, expand 1x1 and 3x3, concatenated) on
+    64x64 RGB: branches whose outputs live together, unlike a plain chain."""
+    layers = keras.layers
+
+    def fire(x, squeeze, expand):
+        s = layers.Conv2D(squeeze, 1, activation="relu")(x)
+        a = layers.Conv2D(expand, 1, activation="relu")(s)
+        b = layers.Conv2D(expand, 3, padding="same", activation="relu")(s)
+        return layers.Concatenate()([a, b])
+
+    x = inp = keras.Input((64, 64, 3), batch_size=1)
+    x = layers.Conv2D(32, 3, strides=2, padding="same", activation="relu")(x)
+    x = layers.MaxPooling2D(2)(x)
+    x = fire(x, 8, 32)
+    x = fire(x, 8, 32)
+    x = layers.MaxPooling2D(2)(x)
+    x = fire(x, 16, 64)
+    x = layers.Conv2D(10, 1)(x)
+    x = layers.AveragePooling2D(8)(x)
+    x = layers.Reshape((10,))(x)
+    return keras.Model(inp, x, name="squeezenet_mini")
 
 
 def convert(model, quantize: bool) -> bytes:
@@ -139,10 +169,11 @@ BENCHMARK = [
     ("ds_cnn", ds_cnn, (True, False)),
     ("person_detect", person_detect, (True,)),
     ("mobilenet_v2_0.35_96", mobilenet_v2, (True, False)),
+    ("squeezenet_mini", squeezenet_mini, (True, False)),
     ("tiny_transformer", tiny_transformer, (True, False)),
     ("tiny_cnn", tiny_cnn, (True, False)),
 ]
-TESTS = [("tiny_cnn", tiny_cnn, (True,))]
+TESTS = [("tiny_cnn", tiny_cnn, (True,)), ("tiny_attention", tiny_attention, (False,))]
 
 
 def build(out: Path, models) -> None:
@@ -151,6 +182,7 @@ def build(out: Path, models) -> None:
     for name, make, kinds in models:
         for quantize in kinds:
             path = out / f"{name}_{'int8' if quantize else 'f32'}.tflite"
+            keras.utils.set_random_seed(14)  # each model's weights independent of the others
             try:
                 data = convert(make(keras), quantize)
             except Exception as err:  # a model the converter refuses is reported, not hidden

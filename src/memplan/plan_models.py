@@ -20,6 +20,7 @@ from .models import tflite as tfl
 from .models.arena import ArenaTensor
 from .place.arena import ArenaPlan, plan_arena, split_pools, tflm_greedy
 from .place.policy import Placement
+from .run.tflm import ArenaUse
 from .targets import Target
 
 
@@ -90,6 +91,42 @@ def plan_tflite(path: str, *, target: Target | None = None, output: str | None =
     return ModelPlan(path, "tflite", tuple(tensors), ours, alignment, theirs,
                      theirs.lower_bound, target, _split(tensors, target, ours.peak), written,
                      tuple(offsets), tuple(notes), details)
+
+
+@dataclass(frozen=True)
+class RuntimeCheck:
+    """Both models run under TFLM's interpreter on the same random inputs."""
+
+    original_arena: int  # smallest arena in which TFLM runs the input model
+    planned_arena: int  # ... and the model with memplan's plan
+    original_use: ArenaUse  # what TFLM's recording allocator reports in those arenas
+    planned_use: ArenaUse
+    identical: bool  # outputs bit for bit
+
+    @property
+    def no_larger(self) -> bool:
+        return self.planned_arena <= self.original_arena
+
+
+def check_tflite_run(plan: ModelPlan, seed: int = 0) -> RuntimeCheck:
+    """Run the input and the written model under TFLM (tflite-micro): the smallest arena
+    each needs, and their outputs on the same inputs."""
+    from .run import tflm
+
+    if plan.output is None:
+        raise ValueError("check_tflite_run needs a plan written to a file")
+    original = tfl.read_model_bytes(plan.path)
+    planned = tfl.read_model_bytes(plan.output)
+    inputs = tflm.random_inputs(original, seed)
+    sizes = [tflm.smallest_arena(data, inputs) for data in (original, planned)]
+    runs = [tflm.run(data, size, inputs) for data, size in zip((original, planned), sizes,
+                                                                strict=True)]
+    identical = (all(r.ok for r in runs) and len(runs[0].outputs) == len(runs[1].outputs)
+                 and all(a.dtype == b.dtype and a.shape == b.shape and (a == b).all()
+                         for a, b in zip(runs[0].outputs, runs[1].outputs, strict=True)))
+    uses = [tflm.arena_use(data, size, inputs) for data, size in zip((original, planned), sizes,
+                                                                      strict=True)]
+    return RuntimeCheck(sizes[0], sizes[1], uses[0], uses[1], identical)
 
 
 def _check_written(new: bytes, path: str, output: str, offsets: list[int]) -> None:

@@ -1,0 +1,146 @@
+"""The TFLite front end and TFLM offline plans, proven on TFLM's own interpreter.
+
+The two models in tests/data are built by `benchmarks/tflite_build.py --tests` with random
+weights: an int8 CNN with a reshape and a float attention block.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memplan.check.offline_plan import offline_plan_problems
+from memplan.errors import InputError
+from memplan.models import tflite as tfl
+from memplan.models.arena import ArenaTensor
+from memplan.place.arena import plan_arena, tflm_greedy
+from memplan.plan_models import check_tflite_run, plan_tflite
+from memplan.targets import load_target
+
+pytest.importorskip("tflite_micro")
+
+
+@pytest.fixture
+def cnn(data):
+    return str(data / "tiny_cnn_int8.tflite")
+
+
+@pytest.fixture
+def attention(data):
+    return str(data / "tiny_attention_f32.tflite")
+
+
+def test_front_end_reads_what_tflm_plans(cnn):
+    model = tfl.load_tflite(cnn)
+    planned = model.planned()
+    # conv, depthwise, conv, pool, reshape, fc, softmax: the input and seven activations
+    assert len(planned) == 8 and len(model.ops) == 7
+    assert all(t.role is tfl.Role.CONSTANT for t in model.tensors if t not in planned)
+    first = planned[0]
+    assert (first.key, first.shape, first.nbytes, first.first, first.last) == \
+        (model.inputs[0], (1, 16, 16, 1), 256, 0, 1)
+    # the model output lives to the last scope; sizes are rounded up to 16 bytes
+    out = model.tensors[model.outputs[0]]
+    assert out.nbytes == 10 and out.size == 16 and out.last == len(model.ops)
+    # the RESHAPE output shares its input's bytes: the input's last use is the reshape
+    reshape = next(op for op in model.ops if op.name == "RESHAPE")
+    assert model.shares == {reshape.outputs[0]: reshape.inputs[0]}
+
+
+def test_plan_written_read_back_and_run_under_tflm(cnn, tmp_path):
+    out = tmp_path / "planned.tflite"
+    before = open(cnn, "rb").read()
+    plan = plan_tflite(cnn, target=load_target("cortex-m55+ethos-u55"), output=str(out))
+    assert open(cnn, "rb").read() == before  # the input is never modified
+    assert plan.plan.peak == plan.plan.lower_bound <= plan.runtime.peak
+
+    back = tfl.load_tflite(out)
+    assert back.offline_plan == plan.offsets
+    assert len(back.offline_plan) == len(back.tensors)
+    offsets = dict(enumerate(back.offline_plan))
+    assert offline_plan_problems(back.arena_tensors(), offsets, tfl.ALIGNMENT) == []
+    # every planned tensor has an offset; constants are left to TFLM (-1)
+    assert all((offsets[t.key] >= 0) == (t.role is tfl.Role.PLANNED) for t in back.tensors)
+    reshape = next(op for op in back.ops if op.name == "RESHAPE")
+    assert offsets[reshape.outputs[0]] == offsets[reshape.inputs[0]]
+
+    check = check_tflite_run(plan)
+    assert check.identical
+    assert check.planned_arena <= check.original_arena
+    assert check.planned_use.head == plan.plan.peak  # no kernel here asks for scratch
+
+
+def test_planned_model_runs_in_a_smaller_head_where_tflm_is_above(attention, tmp_path):
+    """TFLM places its kernels' scratch buffers above its greedy plan; memplan's
+    tighter offline plan leaves them room below."""
+    out = tmp_path / "planned.tflite"
+    plan = plan_tflite(attention, output=str(out), time_limit=5.0)
+    check = check_tflite_run(plan)
+    assert check.identical
+    assert check.planned_arena <= check.original_arena
+    assert check.planned_use.head < check.original_use.head
+
+
+def test_a_plan_that_overlaps_is_found(cnn):
+    model = tfl.load_tflite(cnn)
+    tensors = model.arena_tensors()
+    offsets = {t.key: 0 for t in tensors}  # everything at offset 0
+    found = offline_plan_problems(tensors, offsets, tfl.ALIGNMENT)
+    assert found and "overlap" in found[0]
+    # tensors that may share bytes must sit at the same offset to overlap
+    src, dst = next((t.shares_with, t.key) for t in tensors if t.shares_with is not None)
+    good = plan_arena(tensors, alignment=16, time_limit=None).offsets
+    assert offline_plan_problems(tensors, good, 16) == []
+    moved = {**good, dst: good[src] + 16}
+    assert offline_plan_problems(tensors, moved, 16)
+
+
+def test_tflm_greedy_matches_the_runtime_head(cnn, tmp_path):
+    """The reproduction of TFLM's GreedyMemoryPlanner gives the head TFLM reports."""
+    from memplan.run import tflm
+
+    data = open(cnn, "rb").read()
+    model = tfl.parse_tflite(data, cnn)
+    greedy = tflm_greedy(model.arena_tensors(in_place=False), tfl.ALIGNMENT)
+    inputs = tflm.random_inputs(data)
+    assert tflm.arena_use(data, 1 << 16, inputs).head == greedy.peak
+
+
+def test_greedy_places_largest_first_at_the_lowest_fit():
+    t = [ArenaTensor(0, "a", 32, 0, 2), ArenaTensor(1, "b", 64, 1, 3),
+         ArenaTensor(2, "c", 32, 2, 4)]
+    greedy = tflm_greedy(t, 16)
+    assert greedy.offsets == {1: 0, 0: 64, 2: 64}
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b"", "too short"),
+    (b"\x00" * 4 + b"ABCD" + b"\x00" * 32, "file identifier"),
+    (b"\x10\x00\x00\x00TFL3" + b"\xff" * 24, "not a readable TFLite flatbuffer"),
+])
+def test_bad_tflite_is_one_line(tmp_path, content, reason):
+    path = tmp_path / "bad.tflite"
+    path.write_bytes(content)
+    with pytest.raises(InputError) as err:
+        tfl.load_tflite(path)
+    assert reason in str(err.value) and "\n" not in str(err.value)
+    assert str(err.value).startswith(str(path))
+
+
+def test_offsets_of_another_length_are_refused(cnn):
+    data = open(cnn, "rb").read()
+    with pytest.raises(ValueError):
+        tfl.with_offline_plan(data, [0, 1], cnn)
+
+
+def test_constant_buffers_stay_16_aligned(cnn):
+    data = open(cnn, "rb").read()
+    model = tfl.parse_tflite(data, cnn)
+    new = tfl.with_offline_plan(data, [-1] * len(model.tensors), cnn)
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+
+    base = np.frombuffer(new, np.uint8).ctypes.data
+    root = schema.Model.GetRootAs(new, 0)
+    starts = [root.Buffers(i).DataAsNumpy().ctypes.data - base
+              for i in range(root.BuffersLength()) if root.Buffers(i).DataLength()]
+    assert starts and all(start % 16 == 0 for start in starts)
