@@ -144,3 +144,37 @@ def test_constant_buffers_stay_16_aligned(cnn):
     starts = [root.Buffers(i).DataAsNumpy().ctypes.data - base
               for i in range(root.BuffersLength()) if root.Buffers(i).DataLength()]
     assert starts and all(start % 16 == 0 for start in starts)
+
+
+# --- memplan plan -------------------------------------------------------------------
+
+def test_cli_plan_writes_and_proves(cnn, tmp_path, capsys):
+    from memplan.cli import main
+
+    out = tmp_path / "planned.tflite"
+    assert main(["plan", cnn, "--target", "cortex-m55+ethos-u55", "-o", str(out),
+                 "--check-run", "--summary"]) == 0
+    text = capsys.readouterr().out
+    assert "outputs identical               yes" in text
+    assert tfl.load_tflite(out).offline_plan is not None
+
+
+def test_cli_bad_tflite_is_one_line_exit_2(tmp_path, capsys):
+    from memplan.cli import main
+
+    bad = tmp_path / "bad.tflite"
+    bad.write_bytes(b"\x00" * 64)
+    out = tmp_path / "out.tflite"
+    assert main(["plan", str(bad), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(bad) in err and "not a TFLite flatbuffer" in err
+    assert not out.exists()
+
+
+def test_cli_refuses_to_overwrite_the_input(cnn, tmp_path, capsys):
+    from memplan.cli import main
+
+    copy = tmp_path / "m.tflite"
+    copy.write_bytes(open(cnn, "rb").read())
+    assert main(["plan", str(copy), "-o", str(copy)]) == 2
+    assert copy.read_bytes() == open(cnn, "rb").read()

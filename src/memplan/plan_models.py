@@ -154,6 +154,27 @@ def _split(tensors: list[ArenaTensor], target: Target | None, peak: int) -> Pool
     return PoolSplit(placement, tuple(tuple(g) for g in groups))
 
 
+def plan_onnx(path: str, *, target: Target | None = None, output: str | None = None,
+              time_limit: float | None = 10.0, dims: dict[str, int] | None = None) -> ModelPlan:
+    """Plan one arena for an ONNX graph's activations: a report (nothing is written)."""
+    from .models import onnx as onnx_model
+
+    if output is not None:
+        raise InputError(output, "ONNX Runtime takes no plan from outside: nothing to write "
+                         "(drop -o)")
+    model = onnx_model.load_onnx(path, dims)
+    tensors = model.arena_tensors()
+    alignment = _alignment(target, onnx_model.ALIGNMENT)
+    ours = plan_arena(tensors, alignment=alignment, time_limit=time_limit)
+    notes = ["report only: ONNX Runtime takes no outside plan",
+             f"sizes rounded up to {onnx_model.ALIGNMENT} bytes (ONNX Runtime's CPU alignment)",
+             *model.notes]
+    details = {t.key: {"dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes}
+               for t in model.tensors}
+    return ModelPlan(path, "onnx", tuple(tensors), ours, alignment, None, None, target,
+                     _split(tensors, target, ours.peak), None, (), tuple(notes), details)
+
+
 def plan_model(path: str, **options) -> ModelPlan:
     suffix = Path(path).suffix.lower()
     planner = PLANNERS.get(suffix)
@@ -165,4 +186,5 @@ def plan_model(path: str, **options) -> ModelPlan:
 
 PLANNERS: dict[str, Callable[..., ModelPlan]] = {
     ".tflite": plan_tflite,
+    ".onnx": plan_onnx,
 }

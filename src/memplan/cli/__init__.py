@@ -15,9 +15,9 @@ from typing import NoReturn
 
 from .. import __version__
 from ..errors import MemplanError
-from . import check, copies, opt, pack, passes, place, targets
+from . import check, copies, opt, pack, passes, place, plan, targets
 
-COMMANDS = (pack, check, opt, copies, place, passes, targets)
+COMMANDS = (pack, check, opt, copies, place, plan, passes, targets)
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -1,0 +1,63 @@
+"""ONNX planning: a small CNN exported by PyTorch (benchmarks/onnx_build.py), batch symbolic."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memplan.errors import InputError
+from memplan.models.onnx import load_onnx
+from memplan.plan_models import plan_onnx
+
+pytest.importorskip("onnx")
+
+
+@pytest.fixture
+def cnn(data):
+    return str(data / "small_cnn.onnx")
+
+
+def test_symbolic_batch_needs_a_value(cnn):
+    with pytest.raises(InputError, match="--dim batch=N"):
+        load_onnx(cnn)
+    with pytest.raises(InputError, match="no input has a dimension"):
+        load_onnx(cnn, {"seq": 4})
+
+
+def test_tensors_lifetimes_and_views(cnn):
+    model = load_onnx(cnn, {"batch": 2})
+    by_name = {t.name: t for t in model.tensors}
+    x, y = by_name["x"], by_name["y"]
+    assert (x.shape, x.nbytes, x.start) == ((2, 1, 16, 16), 2 * 256 * 4, 0)
+    assert y.shape == (2, 10) and y.end == model.nodes + 2  # outputs live to the end
+    flat = next(t for t in model.tensors if "Flatten" in t.name)
+    assert flat.shape == (2, 512) and flat.shares_with is not None
+    assert model.tensors[flat.shares_with].end == flat.start + 1  # its input dies there
+    assert not any("weight" in t.name or "bias" in t.name for t in model.tensors)
+
+
+def test_plan_reaches_the_bound(cnn):
+    plan = plan_onnx(cnn, dims={"batch": 1})
+    assert plan.plan.peak == plan.plan.lower_bound
+    # the plan is sound with the flatten sharing its input's bytes
+    from memplan.check.offline_plan import offline_plan_problems
+
+    assert offline_plan_problems(list(plan.tensors), plan.plan.offsets, 64) == []
+
+
+def test_cli_json(cnn, capsys):
+    from memplan.cli import main
+
+    assert main(["plan", cnn, "--dim", "batch=1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["format"] == "onnx" and data["peak"] == data["lower_bound"]
+    assert main(["plan", cnn, "--dim", "batch=1", "-o", "x.onnx"]) == 2
+
+
+def test_bad_onnx_is_one_line(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\xff\xfe not a protobuf")
+    with pytest.raises(InputError) as err:
+        load_onnx(bad)
+    assert str(err.value).startswith(str(bad)) and "\n" not in str(err.value)
