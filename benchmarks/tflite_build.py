@@ -144,6 +144,31 @@ def squeezenet_mini(keras):
     return keras.Model(inp, x, name="squeezenet_mini")
 
 
+def unet_mini(keras):
+    """A small U-Net (three levels, skip connections concatenated on the way up) on 48x48
+    grayscale: long-lived skips of many sizes, where a size-ordered greedy planner can
+    leave holes."""
+    layers = keras.layers
+
+    def block(x, filters):
+        x = layers.Conv2D(filters, 3, padding="same", activation="relu")(x)
+        return layers.Conv2D(filters, 3, padding="same", activation="relu")(x)
+
+    x = inp = keras.Input((48, 48, 1), batch_size=1)
+    skips = []
+    for filters in (8, 16, 32):
+        x = block(x, filters)
+        skips.append(x)
+        x = layers.MaxPooling2D(2)(x)
+    x = block(x, 64)
+    for filters, skip in zip((32, 16, 8), reversed(skips), strict=True):
+        x = layers.Conv2DTranspose(filters, 2, strides=2)(x)
+        x = layers.Concatenate()([x, skip])
+        x = block(x, filters)
+    x = layers.Conv2D(2, 1)(x)
+    return keras.Model(inp, x, name="unet_mini")
+
+
 def convert(model, quantize: bool) -> bytes:
     import numpy as np
     import tensorflow as tf
@@ -170,6 +195,7 @@ BENCHMARK = [
     ("person_detect", person_detect, (True,)),
     ("mobilenet_v2_0.35_96", mobilenet_v2, (True, False)),
     ("squeezenet_mini", squeezenet_mini, (True, False)),
+    ("unet_mini", unet_mini, (True, False)),
     ("tiny_transformer", tiny_transformer, (True, False)),
     ("tiny_cnn", tiny_cnn, (True, False)),
 ]

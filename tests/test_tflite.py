@@ -178,3 +178,18 @@ def test_cli_refuses_to_overwrite_the_input(cnn, tmp_path, capsys):
     copy.write_bytes(open(cnn, "rb").read())
     assert main(["plan", str(copy), "-o", str(copy)]) == 2
     assert copy.read_bytes() == open(cnn, "rb").read()
+
+
+def test_tensors_split_across_pools_when_sram_is_short(cnn, tmp_path):
+    path = tmp_path / "small.toml"
+    path.write_text('name = "small"\ndevices = ["cpu"]\n\n'
+                    '[[pools]]\nname = "sram"\ncapacity = 4096\nalignment = 16\n'
+                    'reachable_by = ["cpu"]\n\n'
+                    '[[pools]]\nname = "dram"\ncapacity = 1048576\nalignment = 16\n'
+                    'reachable_by = ["cpu"]\n')
+    plan = plan_tflite(cnn, target=load_target(str(path)))
+    assert plan.plan.peak > 4096 and plan.split is not None
+    usage = {u.space: u for u in plan.split.placement.usage}
+    assert usage["sram"].peak <= 4096 and usage["dram"].buffers >= 1
+    spaces = {d.space for d in plan.split.placement.decisions}
+    assert spaces == {"sram", "dram"}

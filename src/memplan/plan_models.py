@@ -65,12 +65,16 @@ def plan_tflite(path: str, *, target: Target | None = None, output: str | None =
     theirs = tflm_greedy(theirs_view, tfl.ALIGNMENT)
     offsets = [tfl.ONLINE] * len(model.tensors)
     for key, off in ours.offsets.items():
-        offsets[key] = off
+        if key < len(offsets):  # the rest are scratch buffers: TFLM places them itself
+            offsets[key] = off
 
     notes = [
-        "TFLM plans variables and scratch buffers itself (offset -1 / kernel requests), "
-        "around this plan; its persistent data sits at the arena's other end",
+        "TFLM plans variables and kernel scratch buffers itself, around this plan; its "
+        "persistent data sits at the arena's other end",
     ]
+    if model.scratch:
+        notes.append(f"{len(model.scratch)} scratch buffer(s) of TFLM's reference kernels "
+                     "have room reserved in the plan (optimized kernels may ask for more)")
     if model.shares:
         notes.append(f"{len(model.shares)} RESHAPE output(s) share their input's bytes "
                      "(TFLM's reshape copies nothing when the two addresses are equal)")

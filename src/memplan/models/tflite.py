@@ -20,6 +20,12 @@ never gives them one (their lifetimes meet at the reshape). An offline plan can:
 output of RESHAPE shares its input's bytes when the input's last use is that reshape.
 SQUEEZE and EXPAND_DIMS always `memcpy`, so they are not shared (a copy onto itself is
 undefined in C).
+
+Scratch: some kernels ask for scratch buffers in the head when they are prepared
+(`RequestScratchBufferInArena`), live for their operator's scope only. TFLM plans them
+itself, around an offline plan; a plan that leaves them no room pushes them above its
+peak. `SCRATCH` lists what TFLM's reference kernels ask for (read from their Prepare),
+so the plan can reserve it; an optimized kernel (CMSIS-NN, Xtensa) asks for more.
 """
 
 from __future__ import annotations
@@ -91,6 +97,7 @@ class TfliteModel:
     outputs: tuple[int, ...]
     shares: dict[int, int]  # output key -> input key of an in-place RESHAPE
     offline_plan: tuple[int, ...] | None  # the plan already in the file, if any
+    scratch: tuple[tuple[TfliteOp, int], ...] = ()  # (operator, bytes) in request order
 
     def planned(self) -> list[TfliteTensor]:
         return [t for t in self.tensors if t.role is Role.PLANNED]
@@ -98,11 +105,18 @@ class TfliteModel:
     def arena_tensors(self, *, in_place: bool = True) -> list[ArenaTensor]:
         """The planned tensors as the planner takes them; `in_place=False` is TFLM's own
         view, where nothing shares bytes."""
-        return [
+        tensors = [
             ArenaTensor(t.key, t.name, t.size, t.first, t.last + 1,
                         self.shares.get(t.key) if in_place else None)
             for t in self.planned()
         ]
+        # Scratch buffers follow the tensors, as TFLM adds them to its planner.
+        tensors += [
+            ArenaTensor(len(self.tensors) + i, f"scratch of {op.name} #{op.index}",
+                        _align_up(nbytes, ALIGNMENT), op.scope, op.scope + 1)
+            for i, (op, nbytes) in enumerate(self.scratch)
+        ]
+        return tensors
 
 
 def load_tflite(path: str | Path) -> TfliteModel:
@@ -159,8 +173,9 @@ def parse_tflite(data: bytes, path: str) -> TfliteModel:
     inputs = tuple(int(i) for i in (main.inputs if main.inputs is not None else ()))
     outputs = tuple(int(i) for i in (main.outputs if main.outputs is not None else ()))
     shares = _in_place_reshapes(model, tensors, ops, first_key)
+    scratch = tuple((op, n) for op in ops for n in _scratch_requests(op, tensors) if n > 0)
     return TfliteModel(path, len(model.subgraphs), tuple(tensors), ops, inputs, outputs,
-                       shares, _offline_plan(model, count, path))
+                       shares, _offline_plan(model, count, path), scratch)
 
 
 def with_offline_plan(data: bytes, offsets: list[int], path: str) -> bytes:
@@ -310,6 +325,39 @@ def _in_place_reshapes(model, tensors: list[TfliteTensor], ops: tuple[TfliteOp, 
                 and op.inputs.count(src.key) == 1):
             shares[dst.key] = src.key
     return shares
+
+
+def _scratch_requests(op: TfliteOp, tensors: list[TfliteTensor]) -> list[int]:
+    """Bytes of each scratch buffer TFLM's reference kernel for `op` requests, in order."""
+    def t(i: int) -> TfliteTensor | None:
+        return tensors[op.inputs[i]] if i < len(op.inputs) else None
+
+    def elements(x: TfliteTensor | None) -> int:
+        return 0 if x is None else int(np.prod(x.shape, dtype=np.int64))
+
+    out = tensors[op.outputs[0]] if op.outputs else None
+    name = op.name
+    if name == "TRANSPOSE_CONV":  # inputs: output shape, filter, input, bias
+        data, bias = t(2), t(3)
+        wide = {"INT8": 4, "INT16": 8}.get(data.dtype if data else "", 0)
+        converted = 8 * elements(bias) if data and data.dtype == "INT16" and bias \
+            and bias.dtype == "INT16" else 0
+        return [converted, wide * elements(out)]
+    if name in ("MEAN", "SUM"):
+        data, axis = t(0), t(1)
+        accumulator = 4 * elements(out) if data and data.dtype in ("INT8", "INT16") else 0
+        return [accumulator, 4 * len(data.shape) if data else 0, 4 * elements(axis)]
+    if name in ("REDUCE_MAX", "REDUCE_MIN"):
+        data, axis = t(0), t(1)
+        return [4 * len(data.shape) if data else 0, 4 * elements(axis)]
+    if name == "ADD_N" and out is not None and out.dtype in ("FLOAT32", "INT8"):
+        return [8 * len(op.inputs)]  # one pointer per input (8 bytes on a 64-bit host)
+    if name == "MIRROR_PAD" and t(0) is not None:
+        return [4 * len(t(0).shape)] * 2
+    if name in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
+        weights = t(1)
+        return [elements(weights)] if weights is not None and weights.dtype == "INT4" else []
+    return []
 
 
 def _offline_plan(model, count: int, path: str) -> tuple[int, ...] | None:

@@ -84,6 +84,9 @@ def _split_text(plan: ModelPlan) -> str:
                 if not d.placed]
     if unplaced:
         lines.append(f"  {len(unplaced)} tensor group(s) fit no pool")
+    if plan.output:
+        lines.append(f"  {plan.output} holds the one-arena plan: TFLM's arena then goes in a "
+                     "pool that holds all of it")
     return "\n".join(lines)
 
 
