@@ -193,3 +193,13 @@ def test_tensors_split_across_pools_when_sram_is_short(cnn, tmp_path):
     assert usage["sram"].peak <= 4096 and usage["dram"].buffers >= 1
     spaces = {d.space for d in plan.split.placement.decisions}
     assert spaces == {"sram", "dram"}
+
+
+def test_scratch_of_reference_kernels_is_reserved(attention):
+    """Layer norms are MEANs: TFLM's reference MEAN asks for the input's rank and the axis
+    count in int scratch buffers, which the plan holds room for."""
+    model = tfl.load_tflite(attention)
+    means = [n for op, n in model.scratch if op.name == "MEAN"]
+    assert means and set(means) == {12, 4}  # rank 3 and one axis, four bytes each
+    scratch = [t for t in model.arena_tensors() if t.key >= len(model.tensors)]
+    assert len(scratch) == len(model.scratch) and all(t.end == t.start + 1 for t in scratch)
