@@ -2,10 +2,10 @@
 
 `plan_arena` packs with memplan's planner (exact within a time budget); tensors an
 in-place op lets share bytes are one buffer. `tflm_greedy` is TFLM's own planner
-(`GreedyMemoryPlanner`: largest first, ties in the order buffers were added, each at the
-lowest offset where it fits among those live with it), to show what the runtime needs
-without an offline plan. `split_pools` puts the tensors across a target's pools by the
-placement policy when one memory is not enough.
+(`GreedyMemoryPlanner`: largest first, ties in the reverse of the order buffers were
+added, each at the lowest offset where it fits among those live with it), to show what
+the runtime needs without an offline plan. `split_pools` puts the tensors across a
+target's pools by the placement policy when one memory is not enough.
 """
 
 from __future__ import annotations
@@ -73,8 +73,10 @@ def plan_arena(tensors: list[ArenaTensor], *, alignment: int, capacity: int | No
 def tflm_greedy(tensors: list[ArenaTensor], alignment: int) -> ArenaPlan:
     """TFLM's GreedyMemoryPlanner on the same tensors (given in the order TFLM adds them)."""
     problem, groups = arena_problem(tensors, alignment)
-    # Python's sort is stable, like TFLM's ReverseSortInPlace (it swaps only on <).
-    order = sorted(range(len(problem.buffers)), key=lambda i: -problem.buffers[i].size)
+    # TFLM fills its online buffers from the back of its list, so before sorting they are
+    # in reverse order; its ReverseSortInPlace swaps only on <, so it is stable: equal
+    # sizes stay in reverse order. Python's sort is stable too.
+    order = sorted(reversed(range(len(problem.buffers))), key=lambda i: -problem.buffers[i].size)
     solution = Solution(tuple(place_in_order(problem, order, best_fit=False)), "tflm-greedy")
     validate(problem, solution, check_capacity=False)
     result = PackResult(problem, solution, lower_bound(problem), solution.peak(problem), 0.0)
