@@ -114,6 +114,22 @@ def tiny_transformer(keras, tokens: int = 16, width: int = 32, name="tiny_transf
     return keras.Model(inp, x, name=name)
 
 
+def small_transformer(keras):
+    """Two encoder blocks (2 heads, width 64) over 64 tokens: attention maps of 64x64 per
+    head, the largest tensors, beside long-lived residual streams."""
+    layers = keras.layers
+    x = inp = keras.Input((64, 64), batch_size=1)
+    for _ in range(2):
+        att = layers.MultiHeadAttention(num_heads=2, key_dim=32)(x, x)
+        x = layers.LayerNormalization()(x + att)
+        ff = layers.Dense(128, activation="relu")(x)
+        ff = layers.Dense(64)(ff)
+        x = layers.LayerNormalization()(x + ff)
+    x = layers.GlobalAveragePooling1D()(x)
+    x = layers.Dense(4)(x)
+    return keras.Model(inp, x, name="small_transformer")
+
+
 def tiny_attention(keras):
     """The encoder block at 8 tokens of width 16: a test model where TFLM's greedy
     planner is above the bound."""
@@ -197,6 +213,7 @@ BENCHMARK = [
     ("squeezenet_mini", squeezenet_mini, (True, False)),
     ("unet_mini", unet_mini, (True, False)),
     ("tiny_transformer", tiny_transformer, (True, False)),
+    ("small_transformer", small_transformer, (True, False)),
     ("tiny_cnn", tiny_cnn, (True, False)),
 ]
 TESTS = [("tiny_cnn", tiny_cnn, (True,)), ("tiny_attention", tiny_attention, (False,))]

@@ -212,3 +212,24 @@ def test_scratch_of_reference_kernels_is_reserved(attention):
     assert means and set(means) == {12, 4}  # rank 3 and one axis, four bytes each
     scratch = [t for t in model.arena_tensors() if t.key >= len(model.tensors)]
     assert len(scratch) == len(model.scratch) and all(t.end == t.start + 1 for t in scratch)
+
+
+def test_a_vela_compiled_model_is_refused(cnn, tmp_path):
+    """Vela's command stream finds the input and output inside its scratch area at the
+    offsets of its own plan; a model with an ethos-u operator is not replanned."""
+    import flatbuffers
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+
+    model = schema.ModelT.InitFromPackedBuf(bytearray(open(cnn, "rb").read()), 0)
+    code = schema.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = schema.BuiltinOperator.CUSTOM
+    code.customCode = "ethos-u"
+    model.operatorCodes.append(code)
+    model.subgraphs[0].operators[0].opcodeIndex = len(model.operatorCodes) - 1
+    builder = flatbuffers.Builder(0)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    path = tmp_path / "vela.tflite"
+    path.write_bytes(bytes(builder.Output()))
+    with pytest.raises(InputError, match="compiled by Vela"):
+        plan_tflite(str(path), output=str(tmp_path / "out.tflite"))
+    assert not (tmp_path / "out.tflite").exists()

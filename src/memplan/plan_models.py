@@ -58,6 +58,11 @@ def plan_tflite(path: str, *, target: Target | None = None, output: str | None =
     """Plan TFLM's arena for a `.tflite` and, with `output`, write the plan into a copy."""
     data = tfl.read_model_bytes(path)
     model = tfl.parse_tflite(data, path)
+    if any(op.name == "CUSTOM:ethos-u" for op in model.ops):
+        # The NPU command stream addresses the input and output inside Vela's scratch area,
+        # at the offsets of Vela's own plan: another plan would break it.
+        raise InputError(path, "compiled by Vela (an ethos-u operator): its command stream "
+                         "relies on Vela's own arena plan; plan the model before Vela")
     alignment = _alignment(target, tfl.ALIGNMENT)
     tensors = model.arena_tensors()
     ours = plan_arena(tensors, alignment=alignment, time_limit=time_limit)

@@ -159,8 +159,12 @@ def parse_tflite(data: bytes, path: str) -> TfliteModel:
                 role = Role.CONSTANT
             elif nbytes == 0:
                 role = Role.EMPTY
-            elif first is None or last is None:
+            elif last is None:
                 role = Role.UNUSED
+            elif first is None:
+                # Read but never written (Vela's scratch area): TFLM plans it from scope -1,
+                # before anything else is live; scope 0 overlaps the same tensors.
+                first, role = 0, Role.PLANNED
             else:
                 role = Role.PLANNED
             tensors.append(TfliteTensor(
