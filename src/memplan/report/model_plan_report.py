@@ -15,7 +15,8 @@ def summary_rows(plan: ModelPlan) -> list[tuple[str, object]]:
     shared = sum(1 for t in plan.tensors if t.shares_with is not None)
     rows: list[tuple[str, object]] = [
         ("model", plan.path),
-        ("tensors planned", len(plan.tensors)),
+        ("tensors planned", sum(1 for t in plan.tensors if t.key in plan.details)),
+        ("scratch buffers", sum(1 for t in plan.tensors if t.key not in plan.details)),
         ("shared in place", shared),
         ("lower bound", plan.plan.lower_bound),
         ("memplan peak", plan.plan.peak),
