@@ -66,6 +66,11 @@ def plan_tflite(path: str, *, target: Target | None = None, output: str | None =
     alignment = _alignment(target, tfl.ALIGNMENT)
     tensors = model.arena_tensors()
     ours = plan_arena(tensors, alignment=alignment, time_limit=time_limit)
+    # A search stopped by its time limit may end above TFLM's own greedy order on the
+    # same tensors; the written plan is never worse than the runtime would do alone.
+    greedy = tflm_greedy(tensors, alignment)
+    if greedy.peak < ours.peak:
+        ours = greedy
     theirs_view = model.arena_tensors(in_place=False)
     theirs = tflm_greedy(theirs_view, tfl.ALIGNMENT)
     offsets = [tfl.ONLINE] * len(model.tensors)

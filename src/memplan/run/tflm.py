@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 STEP = 16
+MAX_TENSORS = 1024  # model inputs or outputs asked for, at most
 
 
 @dataclass(frozen=True)
@@ -60,13 +61,13 @@ def _interpreter(data: bytes, arena: int):
 def input_details(data: bytes, arena: int = 64 << 20) -> list[dict]:
     with _captured_stderr():
         it = _interpreter(data, arena)
-        details, i = [], 0
-        while True:
+        details = []
+        for i in range(MAX_TENSORS):  # the interpreter does not say how many: ask until it refuses
             try:
                 details.append(it.get_input_details(i))
             except (IndexError, RuntimeError, ValueError):
-                return details
-            i += 1
+                break
+        return details
 
 
 def random_inputs(data: bytes, seed: int = 0) -> list[np.ndarray]:
@@ -94,13 +95,12 @@ def run(data: bytes, arena: int, inputs: list[np.ndarray]) -> Run:
             for i, x in enumerate(inputs):
                 it.set_input(x, i)
             it.invoke()
-            outputs, i = [], 0
-            while True:
+            outputs = []
+            for i in range(MAX_TENSORS):
                 try:
                     outputs.append(np.array(it.get_output(i), copy=True))
                 except (IndexError, RuntimeError, ValueError):
                     break
-                i += 1
         except RuntimeError:
             outputs = None
     text = "".join(log)
