@@ -88,6 +88,7 @@ def plan_tflite(path: str, *, target: Target | None = None, output: str | None =
     if model.shares:
         notes.append(f"{len(model.shares)} RESHAPE output(s) share their input's bytes "
                      "(TFLM's reshape copies nothing when the two addresses are equal)")
+    notes += _tflm_layouts(target, ours.peak)
     if model.offline_plan is not None:
         notes.append("the input already had an OfflineMemoryAllocation plan; it is replaced")
 
@@ -152,6 +153,23 @@ def _check_written(new: bytes, path: str, output: str, offsets: list[int]) -> No
                                   tfl.ALIGNMENT)
     if found:
         raise PlanCheckError(f"{path}: the written plan is unsound: {found[0]}")
+
+
+def _tflm_layouts(target: Target | None, head: int) -> list[str]:
+    """The arena layouts TFLM can take on a target with several pools: one arena, or a
+    non-persistent arena (the planned head) apart from the persistent one
+    (`MicroAllocator::Create(persistent, non_persistent)`); never tensors split across
+    memories (tflite-micro issue 2627)."""
+    if target is None or len(target.pools) < 2:
+        return []
+    fast, slow = target.pools[0], target.pools[1]
+    if head <= fast.capacity:
+        return [f"TFLM layouts: one arena in {fast.name}, or the non-persistent arena "
+                f"({head} B, this plan) in {fast.name} and the persistent arena in "
+                f"{slow.name} (MicroAllocator::Create with two arenas)"]
+    return [f"the planned tensors need {head} B, more than {fast.name} ({fast.capacity} B): "
+            f"TFLM's non-persistent arena must go in {slow.name}; the split of tensors "
+            "across pools (--json) needs an allocator TFLM does not have"]
 
 
 def _alignment(target: Target | None, runtime_alignment: int) -> int:

@@ -75,9 +75,9 @@ def format_model_plan_text(plan: ModelPlan, check: RuntimeCheck | None = None,
 
 def _split_text(plan: ModelPlan) -> str:
     split = plan.split
-    lines = [f"the arena ({plan.plan.peak} B) exceeds {plan.target.pools[0].name}: "
-             "tensors by pool, for an allocator with one arena per pool (TFLM takes one "
-             "arena per model; see --json)"]
+    lines = [f"the planned tensors ({plan.plan.peak} B) exceed {plan.target.pools[0].name}: "
+             "tensors by pool, for an allocator with one region per pool (TFLM cannot "
+             "split tensors across memories; offsets in --json)"]
     for use in split.placement.usage:
         lines.append(f"  {use.label}: peak {use.peak} B of {use.capacity} B, "
                      f"{use.buffers} buffer(s)")
