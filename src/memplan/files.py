@@ -1,44 +1,203 @@
-"""Outputs are written whole or not at all; inputs are never touched."""
+"""Outputs are written whole or not at all, together, and never over an input.
+
+A command claims every output path before it starts working (so a bad path is
+bad input before anything is computed), provides each output's content as it
+is produced, and commits them all at the end of a successful run. Commit
+writes every regular file to a temporary file in its own folder first and
+moves them into place only when all were written; a character device or FIFO
+the user names (`-o /dev/stdout`, a pipe) is written straight, never replaced.
+A new file gets the mode the umask allows, an existing one keeps its mode, and
+a symlink keeps pointing where it did (its target is written).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
+import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, TextIO
 
 from .errors import InputError
+
+Writer = Callable[[IO[bytes]], None]
+
+
+@dataclass
+class _Output:
+    given: str  # as the user wrote it, for messages
+    real: Path  # where the bytes go (a symlink resolved)
+    what: str
+    stream: bool  # a character device or FIFO: written straight
+    writer: Writer | None = None
+
+
+class Outputs:
+    """The files one run writes: claimed up front, committed together on success."""
+
+    def __init__(self, inputs: Iterable[str | Path] = ()):
+        self.inputs = [Path(p) for p in inputs]
+        self._outputs: dict[str, _Output] = {}
+
+    def claim(self, path: str | Path | None, what: str, flag: str = "-o") -> None:
+        """Check now that `path` can be written and is no input; None claims nothing."""
+        if path is None:
+            return
+        given = str(path)
+        if not given:
+            raise InputError(flag, f"an empty path names no file for the {what}")
+        if given in self._outputs:
+            raise InputError(given, f"named twice as an output ({self._outputs[given].what} "
+                             f"and {what})")
+        real, stream = _destination(given)
+        for source in self.inputs:
+            if _same_file(real, source):
+                named = "" if str(source) == given else f" {source}"
+                raise InputError(given, f"refusing to overwrite the input file{named}; "
+                                 "choose another path")
+        for other in self._outputs.values():
+            if _same_file(real, other.real):
+                raise InputError(given, f"names the same file as {other.given}")
+        self._outputs[given] = _Output(given, real, what, stream)
+
+    def provide(self, path: str | Path | None, writer: Writer) -> None:
+        """The content of a claimed output, written at commit by `writer(binary_file)`."""
+        if path is None:
+            return
+        self._outputs[str(path)].writer = writer
+
+    def provide_text(self, path: str | Path | None, text: str) -> None:
+        data = text.encode("utf-8")
+        self.provide(path, lambda f: f.write(data))
+
+    def commit(self, log: TextIO | None = sys.stderr) -> list[str]:
+        """Write every provided output, all or none; one line per file to `log`."""
+        ready = [o for o in self._outputs.values() if o.writer is not None]
+        staged: list[tuple[_Output, Path]] = []
+        try:
+            for out in ready:
+                if not out.stream:
+                    staged.append((out, _stage(out)))
+            for out in ready:
+                if out.stream:
+                    _write_stream(out)
+            for out, tmp in staged:
+                try:
+                    os.replace(tmp, out.real)
+                except OSError as err:
+                    raise InputError(out.given, f"cannot write output: {err.strerror}") from None
+        finally:
+            for _, tmp in staged:
+                tmp.unlink(missing_ok=True)
+        lines = [f"memplan: wrote {o.what} to {o.given}" for o in ready]
+        if log is not None:
+            for line in lines:
+                print(line, file=log)
+        return lines
+
+
+def _destination(given: str) -> tuple[Path, bool]:
+    """Where bytes for `given` go, and whether it is a stream written in place."""
+    path = Path(given)
+    try:
+        info = path.stat()  # follows symlinks
+    except FileNotFoundError:
+        info = None
+    except OSError as err:
+        raise InputError(given, f"cannot write output: {err.strerror}") from None
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(given, "is a folder; name a file to write")
+        if stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode):
+            return path, True
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(given, "is neither a regular file, a character device nor a FIFO")
+    # A symlink (dangling or not) stays; the file it names is the one written.
+    real = Path(os.path.realpath(path))
+    if not real.parent.is_dir():
+        raise InputError(given, f"cannot write output: folder {real.parent} does not exist")
+    if not os.access(real.parent, os.W_OK | os.X_OK):
+        raise InputError(given, f"cannot write output: folder {real.parent} is not writable")
+    return real, False
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    with contextlib.suppress(OSError):
+        return os.path.samefile(a, b)
+    return Path(os.path.realpath(a)) == Path(os.path.realpath(b))
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _stage(out: _Output) -> Path:
+    """Write `out` to a temporary file beside its destination, with its final mode."""
+    assert out.writer is not None
+    try:
+        mode = stat.S_IMODE(out.real.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    except OSError as err:
+        raise InputError(out.given, f"cannot write output: {err.strerror}") from None
+    try:
+        fd, name = tempfile.mkstemp(dir=out.real.parent, prefix=f".{out.real.name}.",
+                                    suffix=".tmp")
+    except OSError as err:
+        raise InputError(out.given, f"cannot write output: {err.strerror}") from None
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            out.writer(f)
+        os.chmod(tmp, mode)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise InputError(out.given, f"cannot write output: {err.strerror}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _write_stream(out: _Output) -> None:
+    assert out.writer is not None
+    try:
+        with open(out.real, "wb") as f:
+            out.writer(f)
+    except OSError as err:
+        raise InputError(out.given, f"cannot write output: {err.strerror}") from None
 
 
 @contextlib.contextmanager
 def atomic_output(path: str | Path) -> Iterator[Path]:
-    """Yield a temporary path beside `path`; move it into place only on success."""
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                   suffix=target.suffix)
-        os.close(fd)
-    except OSError as err:
-        raise InputError(path, f"cannot write output: {err.strerror}") from None
-    tmp_path = Path(tmp)
-    try:
-        yield tmp_path
-        os.replace(tmp_path, target)
-    except OSError as err:
-        raise InputError(path, f"cannot write output: {err.strerror}") from None
-    finally:
-        tmp_path.unlink(missing_ok=True)
+    """Yield a temporary path; its bytes go to `path` only if the block succeeds.
+
+    For library callers writing one file; commands use `Outputs`.
+    """
+    with tempfile.TemporaryDirectory(prefix="memplan-") as folder:
+        tmp = Path(folder) / Path(path).name
+        yield tmp
+        outputs = Outputs()
+        outputs.claim(path, "output")
+        data = tmp.read_bytes()
+        outputs.provide(path, lambda f: f.write(data))
+        outputs.commit(log=None)
 
 
 def write_text(path: str | Path, text: str) -> None:
-    with atomic_output(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    """Write one file whole (see `Outputs` for the rules)."""
+    outputs = Outputs()
+    outputs.claim(path, "output")
+    outputs.provide_text(path, text)
+    outputs.commit(log=None)
 
 
 def refuse_overwriting_input(output: str | Path, inputs: list[str | Path]) -> None:
     """An output that names an input would destroy it; say so instead."""
-    out = Path(output).resolve()
-    for source in inputs:
-        if Path(source).resolve() == out:
-            raise InputError(output, "refusing to overwrite the input file; choose another path")
+    Outputs(inputs).claim(output, "output")

@@ -3,15 +3,21 @@
 Header `id,lower,upper,size` with optional `alignment` and `offset` columns;
 `upper` is exclusive. A file named like `A.1048576.csv` carries its capacity
 as the last dotted number of its name.
+
+Reading streams the file (blank lines cost nothing) and refuses, as one line
+naming the line, any number outside the limits of `memplan.limits`.
 """
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..errors import InputError
+from ..limits import MAX_TOTAL, MAX_VALUE, read_int, shorten
 from .problem import Buffer, Problem, Solution
 
 REQUIRED_COLUMNS = ("id", "lower", "upper", "size")
@@ -22,97 +28,135 @@ def capacity_from_name(path: str | Path) -> int | None:
     """`A.1048576.csv` -> 1048576; None when the name carries no number."""
     parts = Path(path).name.split(".")[:-1]  # drop the extension
     for part in reversed(parts[1:]):
-        if part.isdigit():
-            return int(part)
+        if part.isascii() and part.isdigit():
+            try:
+                return check_capacity(read_int(part), str(path))
+            except ValueError as err:
+                raise InputError(path, f"capacity in the file name: {err}") from None
     return None
+
+
+def check_capacity(capacity: int, where: str = "--capacity") -> int:
+    if not 0 <= capacity <= MAX_VALUE:
+        raise InputError(where, f"capacity {capacity} is outside [0, 2**40]")
+    return capacity
 
 
 def read_problem(path: str | Path, capacity: int | None = None) -> Problem:
     """Parse a CSV file; `capacity` overrides the one in the file name."""
+    if capacity is None:
+        capacity = capacity_from_name(path)
+    else:
+        check_capacity(capacity)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8", newline="") as f:
+            problem = _parse_lines(f, str(path))
     except (OSError, UnicodeDecodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise InputError(path, f"cannot read file: {reason}") from None
-    problem = parse_problem(text, str(path))
-    if capacity is None:
-        capacity = capacity_from_name(path)
     return Problem(problem.buffers, capacity)
 
 
 def parse_problem(text: str, path: str = "<input>") -> Problem:
-    rows = list(csv.reader(io.StringIO(text)))
-    rows_with_lines = [(n, r) for n, r in enumerate(rows, start=1) if any(c.strip() for c in r)]
-    if not rows_with_lines:
+    return _parse_lines(io.StringIO(text, newline=""), path)
+
+
+def _records(lines: Iterable[str], path: str) -> Iterator[tuple[int, list[str]]]:
+    """Non-blank records with the line each starts on."""
+    reader = csv.reader(lines)
+    last = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as err:
+            # The field-size limit (131,072 characters) keeps one record bounded.
+            raise InputError(path, f"unreadable CSV: {err}", last + 1) from None
+        first, last = last + 1, reader.line_num
+        if first != last or any("\n" in c or "\r" in c for c in row):
+            raise InputError(path, "a quoted field runs over the end of the line (unmatched "
+                             "quote?)", first)
+        if any(c.strip() for c in row):
+            yield first, row
+
+
+def _parse_lines(lines: Iterable[str], path: str) -> Problem:
+    records = _records(lines, path)
+    found = next(records, None)
+    if found is None:
         raise InputError(path, "empty file: expected a header 'id,lower,upper,size'")
-    header_line, header = rows_with_lines[0]
+    header_line, header = found
     columns = [c.strip().lower() for c in header]
     for name in REQUIRED_COLUMNS:
         if name not in columns:
             raise InputError(path, f"missing column '{name}' in header", header_line)
     unknown = [c for c in columns if c not in REQUIRED_COLUMNS + OPTIONAL_COLUMNS]
     if unknown:
-        raise InputError(path, f"unknown column '{unknown[0]}' in header", header_line)
+        raise InputError(path, f"unknown column {shorten(unknown[0])} in header", header_line)
     if len(set(columns)) != len(columns):
         raise InputError(path, "a column appears twice in the header", header_line)
-    if len(rows_with_lines) == 1:
-        raise InputError(path, "no buffers after the header", header_line)
 
     buffers: list[Buffer] = []
+    lines_of: list[int] = []
     seen_ids: dict[str, int] = {}
-    for line, row in rows_with_lines[1:]:
+    total = 0
+    for line, row in records:
         if len(row) != len(columns):
             raise InputError(path, f"expected {len(columns)} fields, found {len(row)}", line)
         fields = dict(zip(columns, (c.strip() for c in row), strict=True))
         buffer = _buffer_from_fields(fields, path, line)
         if buffer.id in seen_ids:
-            raise InputError(
-                path, f"duplicate id '{buffer.id}' (first on line {seen_ids[buffer.id]})", line
-            )
+            raise InputError(path, f"duplicate id {shorten(buffer.id)} (first on line "
+                             f"{seen_ids[buffer.id]})", line)
         seen_ids[buffer.id] = line
+        total += buffer.size + buffer.alignment
+        if total > MAX_TOTAL:
+            raise InputError(path, "the sizes and alignments add up to more than 2**62 bytes",
+                             line)
         buffers.append(buffer)
+        lines_of.append(line)
+    if not buffers:
+        raise InputError(path, "no buffers after the header", header_line)
     problem = Problem(tuple(buffers))
-    _check_fixed_offsets(problem, path, list(seen_ids.values()))
+    _check_fixed_offsets(problem, path, lines_of)
     return problem
 
 
-def _int_field(fields: dict[str, str], name: str, path: str, line: int) -> int:
-    value = fields[name]
+def _int_field(fields: dict[str, str], name: str, path: str, line: int, lowest: int,
+               what: str) -> int:
     try:
-        return int(value)
-    except ValueError:
-        raise InputError(path, f"{name} '{value}' is not an integer", line) from None
+        value = read_int(fields[name])
+    except ValueError as err:
+        raise InputError(path, f"{name} {err}", line) from None
+    if value < lowest:
+        raise InputError(path, f"buffer {shorten(fields['id'])}: {name} {value} {what}", line)
+    if value > MAX_VALUE:
+        raise InputError(path, f"buffer {shorten(fields['id'])}: {name} {value} is above "
+                         "memplan's limit 2**40", line)
+    return value
 
 
 def _buffer_from_fields(fields: dict[str, str], path: str, line: int) -> Buffer:
     buffer_id = fields["id"]
     if not buffer_id:
         raise InputError(path, "empty id", line)
-    lower = _int_field(fields, "lower", path, line)
-    upper = _int_field(fields, "upper", path, line)
-    size = _int_field(fields, "size", path, line)
+    lower = _int_field(fields, "lower", path, line, 0, "is negative")
+    upper = _int_field(fields, "upper", path, line, 0, "is negative")
+    size = _int_field(fields, "size", path, line, 1, "must be positive")
+    name = shorten(buffer_id)
     if lower >= upper:
-        raise InputError(
-            path, f"buffer '{buffer_id}': lower {lower} must be below upper {upper}", line
-        )
-    if size <= 0:
-        raise InputError(path, f"buffer '{buffer_id}': size {size} must be positive", line)
+        raise InputError(path, f"buffer {name}: lower {lower} must be below upper {upper}", line)
     alignment = 1
     if fields.get("alignment", ""):
-        alignment = _int_field(fields, "alignment", path, line)
-        if alignment <= 0:
-            raise InputError(
-                path, f"buffer '{buffer_id}': alignment {alignment} must be positive", line
-            )
+        alignment = _int_field(fields, "alignment", path, line, 1, "must be positive")
     offset = None
     if fields.get("offset", ""):
-        offset = _int_field(fields, "offset", path, line)
-        if offset < 0:
-            raise InputError(path, f"buffer '{buffer_id}': offset {offset} is negative", line)
+        offset = _int_field(fields, "offset", path, line, 0, "is negative")
         if offset % alignment:
             raise InputError(
                 path,
-                f"buffer '{buffer_id}': fixed offset {offset} is not a multiple of "
+                f"buffer {name}: fixed offset {offset} is not a multiple of "
                 f"its alignment {alignment}",
                 line,
             )
@@ -120,20 +164,33 @@ def _buffer_from_fields(fields: dict[str, str], path: str, line: int) -> Buffer:
 
 
 def _check_fixed_offsets(problem: Problem, path: str, lines: list[int]) -> None:
+    """Fixed buffers live at the same time must not share an address.
+
+    A sweep over time keeps the live fixed buffers ordered by offset; they are
+    disjoint, so a new one overlaps some live buffer exactly when it overlaps
+    its neighbour below or above: O(n log n) comparisons.
+    """
     fixed = [(b, line) for b, line in zip(problem.buffers, lines, strict=True)
              if b.offset is not None]
-    fixed.sort(key=lambda item: item[0].start)
-    for i, (a, _) in enumerate(fixed):
-        for b, line in fixed[i + 1:]:
-            if b.start >= a.end:
-                break
-            assert a.offset is not None and b.offset is not None
-            if a.offset < b.offset + b.size and b.offset < a.offset + a.size:
-                raise InputError(
-                    path,
-                    f"fixed buffer '{b.id}' overlaps fixed buffer '{a.id}' in time and address",
-                    line,
-                )
+    events = sorted([(b.end, 0, i) for i, (b, _) in enumerate(fixed)]
+                    + [(b.start, 1, i) for i, (b, _) in enumerate(fixed)])
+    live: list[tuple[int, int]] = []  # (offset, index), disjoint in address
+    for _, starts, i in events:
+        b, line = fixed[i]
+        assert b.offset is not None
+        key = (b.offset, i)
+        at = bisect.bisect_left(live, key)
+        if not starts:
+            del live[at]
+            continue
+        for j in (at - 1, at):
+            if 0 <= j < len(live):
+                other = fixed[live[j][1]][0]
+                assert other.offset is not None
+                if other.offset < b.offset + b.size and b.offset < other.offset + other.size:
+                    raise InputError(path, f"fixed buffer {shorten(b.id)} overlaps fixed "
+                                     f"buffer {shorten(other.id)} in time and address", line)
+        live.insert(at, key)
 
 
 def format_solution(problem: Problem, solution: Solution) -> str:
@@ -147,4 +204,3 @@ def format_solution(problem: Problem, solution: Solution) -> str:
         row = [b.id, b.start, b.end, b.size] + ([b.alignment] if with_alignment else [])
         writer.writerow(row + [off])
     return out.getvalue()
-

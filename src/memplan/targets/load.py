@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import InputError
+from ..limits import MAX_VALUE
 from .model import RESERVED_SPACE_NAMES, Heap, Pool, StackSpace, Target, WorkgroupSpace
 
 T = TypeVar("T")
@@ -54,9 +55,20 @@ def parse_target(text: str, path: str) -> Target:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise InputError(path, f"invalid TOML: {err}") from None
+    except ValueError:
+        # Python refuses to convert integers of more than 4,300 digits.
+        raise InputError(path, "invalid TOML: an integer is too long to be a number of "
+                         "bytes") from None
+    except RecursionError:
+        # tomllib reads arrays and inline tables recursively; a target needs 3 levels.
+        raise InputError(path, "invalid TOML: arrays or inline tables nested too deeply "
+                         "(the reader stops at about 900 levels)") from None
     reader = _Reader(path)
     _reject_unknown_top_level(reader, data)
     devices = tuple(reader.strings(data, "devices", "", required=True))
+    if not devices:
+        raise reader.fail("", "devices", "must name at least one device (the first runs the "
+                          "code)")
     target = Target(
         name=reader.string(data, "name", ""),
         description=reader.text(data, "description", ""),
@@ -166,6 +178,17 @@ def _heap(r: _Reader, t: dict[str, Any], where: str) -> Heap:
     )
 
 
+def _describe(value: object) -> str:
+    """A TOML value for a one-line message, however large or deep it is."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
 class _Reader:
     """Typed access to TOML tables; every complaint names the file and the key."""
 
@@ -216,7 +239,10 @@ class _Reader:
                 raise self.fail(where, key, "missing")
             return None
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise self.fail(where, key, f"must be a positive number of bytes, not {value!r}")
+            raise self.fail(where, key, f"must be a positive number of bytes, not "
+                            f"{_describe(value)}")
+        if value > MAX_VALUE:
+            raise self.fail(where, key, f"{_describe(value)} is above memplan's limit 2**40")
         return value
 
     def section(self, data: dict[str, Any], key: str,

@@ -1,0 +1,110 @@
+"""Hostile CSV and TOML: one line naming the place, exit 2, bounded memory (issue 16)."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import pytest
+
+from memplan.cli import main
+from memplan.errors import InputError
+from memplan.limits import MAX_VALUE, read_int, shorten
+from memplan.pack import read_problem
+from memplan.targets.load import parse_target
+
+HEADER = "id,lower,upper,size\n"
+
+CSV_CASES = [
+    (HEADER + "b,0,1," + "9" * 200_000 + "\n", "field larger than field limit", 2),
+    (HEADER + "b,0,1,9223372036854775808\n", "size 9223372036854775808 is above", 2),
+    (HEADER + "b,0,1," + "9" * 5000 + "\n", "too long for an integer", 2),
+    (HEADER + "".join(f"b{i},0,1,{2**62}\n" for i in range(3)), "above memplan's limit", 2),
+    (HEADER + f"b,0,{2**64},4\n", "upper 18446744073709551616 is above", 2),
+    (HEADER + "b,-1,4,4\n", "lower -1 is negative", 2),
+    ("id,lower,upper,size,alignment\n" + f"b,0,4,4,{2**41}\n", "alignment", 2),
+    ("id,lower,upper,size,offset\n" + f"b,0,4,4,{2**41}\n", "offset", 2),
+    (HEADER + 'b,0,1,"4\nc,0,1,4\nd,0,1,4\n', "unmatched quote", 2),
+    (HEADER + "\n\n\nb,0,1,4\nc,0,1,4,\n", "expected 4 fields, found 5", 6),
+]
+
+
+@pytest.mark.parametrize(("text", "reason", "line"), CSV_CASES)
+def test_hostile_csv_is_one_line_naming_the_line(tmp_path, capsys, text, reason, line):
+    path = tmp_path / "hostile.csv"
+    path.write_text(text)
+    out = tmp_path / "plan.csv"
+    assert main(["pack", str(path), "--exact", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 300, err[:400]
+    assert err.startswith(f"memplan: {path}:{line}: ")
+    assert reason in err
+    assert not out.exists()
+
+
+def test_capacity_limits(tmp_path, capsys):
+    path = tmp_path / ("a." + "9" * 200 + ".csv")
+    path.write_text(HEADER + "b,0,1,4\n")
+    assert main(["pack", str(path)]) == 2
+    assert "capacity in the file name" in capsys.readouterr().err
+    ok = tmp_path / "b.csv"
+    ok.write_text(HEADER + "b,0,1,4\n")
+    with pytest.raises(InputError, match=r"outside \[0, 2\*\*40\]"):
+        read_problem(ok, capacity=2**41)
+
+
+def test_largest_accepted_values_pack(tmp_path, capsys):
+    path = tmp_path / "big.csv"
+    path.write_text("id,lower,upper,size,alignment\n"
+                    + "".join(f"b{i},0,{MAX_VALUE},{MAX_VALUE},{MAX_VALUE}\n" for i in range(3)))
+    assert main(["pack", str(path), "--summary"]) == 0
+    assert f"peak                {3 * MAX_VALUE}" in capsys.readouterr().out
+
+
+def test_blank_lines_cost_no_memory(tmp_path):
+    path = tmp_path / "blank.csv"
+    path.write_text(HEADER + "\n" * 300_000 + "b,0,1,4\n")
+    tracemalloc.start()
+    try:
+        problem = read_problem(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(problem) == 1
+    # Holding 300,000 empty rows took ~20 MB; streaming holds one read buffer.
+    assert peak < 2_000_000, peak
+
+
+def test_read_int_and_shorten():
+    assert read_int(" 42 ") == 42
+    with pytest.raises(ValueError, match="too long"):
+        read_int("1" * 4301)
+    assert shorten("a\nb" * 100).endswith("...'")
+    assert "\n" not in shorten("a\nb")
+
+
+TOML_CASES = [
+    ("name = 'x'\ndevices = []\n", "devices", "at least one device"),
+    ("name = 'x'\ndevices = ['cpu']\n[stack]\nmax_frame = " + "9" * 5000 + "\n", "", "integer"),
+    ("name = 'x'\ndevices = ['cpu']\n[stack]\nmax_frame = 9223372036854775807\n",
+     "stack.max_frame", "above memplan's limit"),
+    ("name = 'x'\ndevices = ['cpu']\nx = " + "[" * 1200 + "]" * 1200 + "\n", "", "nested"),
+    ("name = 'x'\ndevices = ['cpu']\nx = " + "{a=" * 1200 + "1" + "}" * 1200 + "\n", "",
+     "nested"),
+]
+
+
+@pytest.mark.parametrize(("text", "place", "reason"), TOML_CASES)
+def test_hostile_toml_is_one_line(tmp_path, capsys, text, place, reason):
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    assert main(["targets", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 300, err[:400]
+    assert err.startswith(f"memplan: {path}:{place}" if place else f"memplan: {path}: ")
+    assert reason in err
+
+
+def test_toml_sizes_at_the_limit_load():
+    target = parse_target(f"name = 'x'\ndevices = ['cpu']\n[stack]\nmax_frame = {MAX_VALUE}\n",
+                          "t.toml")
+    assert target.stack is not None and target.stack.max_frame == MAX_VALUE
