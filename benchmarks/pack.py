@@ -4,7 +4,8 @@
     python benchmarks/pack.py [DIR] --exact [--repeat N] [--time-limit S] [--workers W]
                               [--minimalloc BINARY]
 
-DIR defaults to ../shared/data/minimalloc beside the repository. Without
+DIR defaults to tests/data/minimalloc (google/minimalloc's instances A-F and
+its example, kept in the repository so a clone runs this). Without
 --exact: the greedy packers (the best of ten strategies). With --exact: for
 each instance, `fit` decides the file's capacity (a valid plan within it, or a
 proof there is none) and `minimize` finds the lowest peak and proves it, or
@@ -34,7 +35,7 @@ from pathlib import Path
 from memplan.pack import Buffer, Problem, Solution, lower_bound, plan, read_problem, validate
 from memplan.report.table import format_table
 
-DEFAULT_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "minimalloc"
+DEFAULT_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "minimalloc"
 
 GREEDY_HEADERS = ("instance", "n", "lower bound", "capacity", "peak", "ratio", "fits",
                   "strategy", "seconds")
@@ -147,7 +148,8 @@ def main() -> int:
     args = parser.parse_args()
     paths = sorted(args.directory.glob("*.csv"))
     if not paths:
-        print(f"no CSV files in {args.directory}", file=sys.stderr)
+        print(f"no CSV files in {args.directory} (give the folder of minimalloc instances)",
+              file=sys.stderr)
         return 2
     if args.exact:
         print(f"loading the compiled search: {warm_up_exact():.2f} s")

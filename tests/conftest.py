@@ -5,16 +5,13 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
 DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture
 def minimalloc_dir() -> Path:
-    path = SHARED / "data" / "minimalloc"
-    if not path.is_dir():
-        pytest.skip(f"shared data not found at {path}")
-    return path
+    """google/minimalloc's benchmark instances, kept in the repository (see its README)."""
+    return DATA / "minimalloc"
 
 
 @pytest.fixture

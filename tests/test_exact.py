@@ -17,7 +17,7 @@ from memplan.pack.exact import ExactResult, solve_exact
 from memplan.pack.heuristics import pack_heuristic
 from memplan.pack.planner import plan_exact
 
-DATA = Path("/work/shared/data/minimalloc")
+DATA = Path(__file__).parent / "data" / "minimalloc"
 
 
 def buf(name: str, start: int, end: int, size: int, alignment: int = 1,
