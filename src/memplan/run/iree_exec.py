@@ -62,9 +62,17 @@ def compile_to_stream(mlir_text: str, name: str = "<module>",
 class LoadedProgram:
     """One compiled module in one runtime context (state survives between calls)."""
 
-    def __init__(self, vmfb: bytes, driver: str = "local-sync"):
+    def __init__(self, vmfb: bytes, driver: str = "local-sync", name: str = "<module>"):
         self._context = iree_runtime.SystemContext(config=iree_runtime.Config(driver))
-        self._context.add_vm_module(iree_runtime.VmModule.copy_buffer(self._context.instance, vmfb))
+        try:
+            self._context.add_vm_module(
+                iree_runtime.VmModule.copy_buffer(self._context.instance, vmfb))
+        except (ValueError, RuntimeError) as err:
+            # The runtime refuses what the compiler accepted (e.g. an executable with
+            # imports no loader resolves): the program cannot be run here.
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise InputError(name, f"the IREE runtime cannot load the compiled program: "
+                             f"{first}") from None
         self._module = self._context.modules.module
 
     def call(self, function: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
