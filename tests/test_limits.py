@@ -25,6 +25,8 @@ CSV_CASES = [
     ("id,lower,upper,size,offset\n" + f"b,0,4,4,{2**41}\n", "offset", 2),
     (HEADER + 'b,0,1,"4\nc,0,1,4\nd,0,1,4\n', "unmatched quote", 2),
     (HEADER + "\n\n\nb,0,1,4\nc,0,1,4,\n", "expected 4 fields, found 5", 6),
+    (HEADER + "b,0,1,4\r\n\r\nc,0,1,4,\r\n", "expected 4 fields, found 5", 4),
+    (HEADER + "b,0,1,4" + " " * 3_000_000 + "\n", "line longer than 1,048,576 characters", 2),
 ]
 
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 import bisect
 import csv
 import io
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TextIO
 
 from ..errors import InputError
 from ..limits import MAX_TOTAL, MAX_VALUE, read_int, shorten
@@ -49,8 +51,8 @@ def read_problem(path: str | Path, capacity: int | None = None) -> Problem:
     else:
         check_capacity(capacity)
     try:
-        with open(path, encoding="utf-8", newline="") as f:
-            problem = _parse_lines(f, str(path))
+        with open(path, encoding="utf-8") as f:
+            problem = _parse_lines(_blocks(f), str(path))
     except (OSError, UnicodeDecodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise InputError(path, f"cannot read file: {reason}") from None
@@ -58,27 +60,55 @@ def read_problem(path: str | Path, capacity: int | None = None) -> Problem:
 
 
 def parse_problem(text: str, path: str = "<input>") -> Problem:
-    return _parse_lines(io.StringIO(text, newline=""), path)
+    # As `open` does by default: \r\n and \r end a line like \n.
+    return _parse_lines([text.replace("\r\n", "\n").replace("\r", "\n")], path)
 
 
-def _records(lines: Iterable[str], path: str) -> Iterator[tuple[int, list[str]]]:
-    """Non-blank records with the line each starts on."""
-    reader = csv.reader(lines)
-    last = 0
-    while True:
+def _blocks(f: TextIO) -> Iterator[str]:
+    while block := f.read(_BLOCK_CHARS):
+        yield block
+
+
+_BLOCK_CHARS = 1 << 20
+# Six fields at csv's limit of 131,072 characters each, and their commas, fit.
+MAX_LINE_CHARS = 1 << 20
+_NON_BLANK_LINE = re.compile(r"^[^\S\n]*\S[^\n]*", re.MULTILINE)
+
+
+def _records(blocks: Iterable[str], path: str) -> Iterator[tuple[int, list[str]]]:
+    """Non-blank lines as CSV records, with their line numbers.
+
+    Lines are found block by block with a regular expression, so blank lines
+    (even 100 MB of them) are skipped at the speed of a scan. A record is one
+    line: a quoted field may hold commas but not a line break.
+    """
+    line, carry = 1, ""
+    for block in blocks:
+        text = carry + block
+        end = text.rfind("\n") + 1  # the part after the last newline waits for more
+        carry, text = text[end:], text[:end]
+        yield from _records_in(text, line, path)
+        line += text.count("\n")
+        if len(carry) > MAX_LINE_CHARS:
+            raise InputError(path, f"line longer than {MAX_LINE_CHARS:,} characters", line)
+    yield from _records_in(carry, line, path)
+
+
+def _records_in(text: str, line: int, path: str) -> Iterator[tuple[int, list[str]]]:
+    if text.isspace():
+        return
+    position = 0
+    for match in _NON_BLANK_LINE.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
         try:
-            row = next(reader)
-        except StopIteration:
-            return
+            row = next(csv.reader([match.group()], strict=True))
         except csv.Error as err:
             # The field-size limit (131,072 characters) keeps one record bounded.
-            raise InputError(path, f"unreadable CSV: {err}", last + 1) from None
-        first, last = last + 1, reader.line_num
-        if first != last or any("\n" in c or "\r" in c for c in row):
-            raise InputError(path, "a quoted field runs over the end of the line (unmatched "
-                             "quote?)", first)
-        if any(c.strip() for c in row):
-            yield first, row
+            reason = ("a quoted field runs past the end of the line (unmatched quote?)"
+                      if "unexpected end of data" in str(err) else f"unreadable CSV: {err}")
+            raise InputError(path, reason, line) from None
+        yield line, row
 
 
 def _parse_lines(lines: Iterable[str], path: str) -> Problem:
