@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import os
 import stat
 import threading
@@ -58,19 +57,18 @@ def test_all_or_nothing_when_a_writer_fails(tmp_path):
 
     outputs.provide(second, broken)
     with pytest.raises(InputError, match="No space left on device"):
-        outputs.commit(log=None)
+        outputs.commit(quiet=True)
     assert first.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"]
 
 
-def test_commit_says_where_each_output_went(tmp_path):
-    log = io.StringIO()
+def test_commit_says_where_each_output_went(tmp_path, capsys):
     outputs = Outputs()
     outputs.claim(tmp_path / "a.csv", "plan")
     outputs.claim(tmp_path / "b.csv", "unused")  # claimed, never provided: not written
     outputs.provide_text(tmp_path / "a.csv", "x\n")
-    outputs.commit(log=log)
-    assert log.getvalue() == f"memplan: wrote plan to {tmp_path / 'a.csv'}\n"
+    outputs.commit()
+    assert capsys.readouterr().err == f"memplan: wrote plan to {tmp_path / 'a.csv'}\n"
     assert not (tmp_path / "b.csv").exists()
 
 

@@ -297,8 +297,14 @@ def test_place_nowhere_to_go_is_exit_1_with_one_line_per_buffer(tmp_path, capsys
     out = tmp_path / "never.mlir"
     assert main(["place", str(path), "--target", "cortex-m55", "--apply", "-o", str(out)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and f"{path}:2:8: error: memref.alloc in @f has nowhere to go" in err[0]
+    assert len(err) == 2 and f"{path}:2:8: error: memref.alloc in @f has nowhere to go" in err[0]
     assert "stack, sram, dram: size not bounded" in err[0] and "heap: holds only" in err[0]
+    assert err[1] == f"memplan: nothing written to {out}: a buffer has nowhere to go"
+    assert not out.exists()
+    # opt --place follows the same rule (it used to write the file and exit 1).
+    assert main(["opt", str(path), "--target", "cortex-m55", "--place", "-o", str(out)]) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(
+        f"memplan: nothing written to {out}")
     assert not out.exists()
 
 

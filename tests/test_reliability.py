@@ -34,3 +34,89 @@ def test_check_run_on_external_calls_is_one_line_not_a_traceback(tmp_path, capsy
 def test_runtime_refusing_a_program_is_one_line():
     with pytest.raises(InputError, match="the IREE runtime cannot load the compiled program"):
         LoadedProgram(b"not a vmfb", name="x.mlir")
+
+
+# --- outputs: never an input, all or none, only on success, each one named ------------------
+
+CSV = "id,lower,upper,size\na,0,2,8\nb,1,3,8\n"
+
+
+def test_a_failed_run_leaves_no_output_behind(tmp_path, capsys):
+    source = tmp_path / "p.csv"
+    source.write_text(CSV)
+    plot = tmp_path / "l.svg"
+    code = main(["pack", str(source), "--plot", str(plot), "-o",
+                 str(tmp_path / "missing" / "x.csv")])
+    assert code == 2 and not plot.exists()
+    assert "folder" in capsys.readouterr().err
+
+
+def test_the_target_file_is_an_input(tmp_path, capsys):
+    target = tmp_path / "t.toml"
+    target.write_text((EXAMPLES / "tiny_stack.toml").read_text())
+    before = target.read_bytes()
+    assert main(["opt", str(EXAMPLES / "loop_alloca.mlir"), "--target", str(target),
+                 "-o", str(target)]) == 2
+    assert "refusing to overwrite the input file" in capsys.readouterr().err
+    assert target.read_bytes() == before
+
+
+def test_empty_output_path_is_bad_input(tmp_path, capsys):
+    source = tmp_path / "p.csv"
+    source.write_text(CSV)
+    assert main(["pack", str(source), "-o", ""]) == 2
+    assert main(["opt", str(EXAMPLES / "loop_alloca.mlir"), "--target", "x86_64", "-o", ""]) == 2
+    assert capsys.readouterr().err.count("an empty path names no file") == 2
+
+
+def test_over_capacity_writes_nothing_and_says_so(tmp_path, capsys):
+    source = tmp_path / "p.csv"
+    source.write_text(CSV)
+    out = tmp_path / "plan.csv"
+    assert main(["pack", str(source), "--capacity", "8", "-o", str(out), "--summary"]) == 1
+    assert not out.exists()
+    assert capsys.readouterr().err == (f"memplan: nothing written to {out}: the plan exceeds "
+                                       "the capacity\n")
+
+
+def test_each_written_file_is_named_on_stderr(tmp_path, capsys):
+    source = tmp_path / "p.csv"
+    source.write_text(CSV)
+    out, plot = tmp_path / "plan.csv", tmp_path / "l.svg"
+    assert main(["pack", str(source), "-o", str(out), "--plot", str(plot), "--summary"]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        f"memplan: wrote plan to {out}", f"memplan: wrote layout plot to {plot}"]
+
+
+# --- exit codes and help ---------------------------------------------------------------------
+
+def test_a_bug_in_memplan_is_one_line_and_exit_2_never_1(tmp_path, capsys, monkeypatch):
+    from memplan.cli import pack
+    from memplan.ir.print import VerifyError
+
+    source = tmp_path / "p.csv"
+    source.write_text(CSV)
+    for exc in (ZeroDivisionError("division by zero"), VerifyError("x: internal error: ...")):
+        def broken(args, exc=exc):
+            raise exc
+
+        monkeypatch.setattr(pack, "run", broken)
+        assert main(["pack", str(source)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "internal error" in err and "Traceback" not in err
+
+
+def test_every_help_states_the_exit_codes(capsys):
+    from memplan.cli import COMMANDS, build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.choices)  # the subcommands
+    for command in COMMANDS:
+        name = command.__name__.rsplit(".", 1)[1]
+        text = " ".join(sub.choices[name].format_help().split())
+        assert "exit status: 0 success" in text and "2 bad input" in text, name
+        assert ("1 " + command.EXIT_1 in text) if command.EXIT_1 else "; 1 " not in text
+        assert sub.choices[name].description, f"{name} has no description"
+    opt_help = " ".join(sub.choices["opt"].format_help().split())
+    for word in ("hoist", "constant", "place"):
+        assert word in opt_help

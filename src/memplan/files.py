@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TextIO
+from typing import IO
 
 from .errors import InputError
 
@@ -74,8 +74,14 @@ class Outputs:
         data = text.encode("utf-8")
         self.provide(path, lambda f: f.write(data))
 
-    def commit(self, log: TextIO | None = sys.stderr) -> list[str]:
-        """Write every provided output, all or none; one line per file to `log`."""
+    def abandon(self, reason: str, quiet: bool = False) -> None:
+        """The run failed: say on stderr that the claimed outputs were not written, and why."""
+        if self._outputs and not quiet:
+            names = ", ".join(self._outputs)
+            print(f"memplan: nothing written to {names}: {reason}", file=sys.stderr)
+
+    def commit(self, quiet: bool = False) -> list[str]:
+        """Write every provided output, all or none; one line per file on stderr."""
         ready = [o for o in self._outputs.values() if o.writer is not None]
         staged: list[tuple[_Output, Path]] = []
         try:
@@ -94,9 +100,9 @@ class Outputs:
             for _, tmp in staged:
                 tmp.unlink(missing_ok=True)
         lines = [f"memplan: wrote {o.what} to {o.given}" for o in ready]
-        if log is not None:
+        if not quiet:
             for line in lines:
-                print(line, file=log)
+                print(line, file=sys.stderr)
         return lines
 
 
@@ -187,7 +193,7 @@ def atomic_output(path: str | Path) -> Iterator[Path]:
         outputs.claim(path, "output")
         data = tmp.read_bytes()
         outputs.provide(path, lambda f: f.write(data))
-        outputs.commit(log=None)
+        outputs.commit(quiet=True)
 
 
 def write_text(path: str | Path, text: str) -> None:
@@ -195,7 +201,7 @@ def write_text(path: str | Path, text: str) -> None:
     outputs = Outputs()
     outputs.claim(path, "output")
     outputs.provide_text(path, text)
-    outputs.commit(log=None)
+    outputs.commit(quiet=True)
 
 
 def refuse_overwriting_input(output: str | Path, inputs: list[str | Path]) -> None:

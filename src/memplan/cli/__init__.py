@@ -1,8 +1,10 @@
 """The `memplan` command: thin wiring from arguments to layers and back.
 
 One module per command (`add_command` builds its parser, `run` wires the
-layers); `args` holds what they share. Every failure a user can cause ends here
-as one line on stderr and an exit code (2 bad input, 1 violated budget).
+layers, `EXIT_1` says what exit status 1 means for it, None when it has no
+budget); `args` holds what they share. Every run ends here with 0, 1 or 2 and
+nothing else (`errors.py`): a failure is one line on stderr, a bug in memplan
+included (`MEMPLAN_TRACEBACK=1` adds its traceback).
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
 from .. import __version__
-from ..errors import MemplanError
+from ..errors import EXIT_NO_RESULT, MemplanError, internal_error_line
 from . import check, copies, opt, pack, passes, place, plan, targets
 
 COMMANDS = (pack, check, opt, copies, place, plan, passes, targets)
@@ -35,7 +38,17 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_command(commands)
+    parser.epilog = exit_status_help("a command's result breaks a budget or has errors")
+    for command, sub in zip(COMMANDS, commands.choices.values(), strict=True):
+        sub.epilog = exit_status_help(command.EXIT_1)
     return parser
+
+
+def exit_status_help(exit_1: str | None) -> str:
+    one = f"1 {exit_1} (nothing written); " if exit_1 else ""
+    return ("exit status: 0 success (each file written is named on stderr); " + one
+            + "2 bad input, or memplan could not finish (one line on stderr says why; "
+            "nothing written)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,13 +60,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"memplan: {err}", file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
-        print("memplan: interrupted", file=sys.stderr)
-        return 130
+        print("memplan: interrupted; nothing written", file=sys.stderr)
+        return EXIT_NO_RESULT
     except BrokenPipeError:
-        # The reader went away (`memplan ... | head`): not an error worth a traceback.
+        # The reader went away (`memplan ... | head`): nothing to say, and no one to say it to.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 1
+        return EXIT_NO_RESULT
+    except Exception as err:  # noqa: BLE001 - the one place a bug becomes one line
+        if os.environ.get("MEMPLAN_TRACEBACK"):
+            traceback.print_exc()
+        print(f"memplan: {internal_error_line(err)}", file=sys.stderr)
+        return EXIT_NO_RESULT
 
 
 __all__ = ["build_parser", "main"]

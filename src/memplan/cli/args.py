@@ -6,6 +6,7 @@ import argparse
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..analysis.ranges import Assumption
 from ..errors import InputError
@@ -95,6 +96,14 @@ def add_mlir_input_arguments(p: argparse.ArgumentParser, target_required: bool =
     p.add_argument("--assume", action="append", default=[], metavar="[@FUNC:]ARG<=N",
                    help="bound a function argument, named by SSA name (n or %%n) or 0-based "
                    "position; also ARG>=N, ARG==N; repeatable")
+
+
+def inputs_of(args: argparse.Namespace) -> list[Path]:
+    """The files an MLIR command reads (the program, a target file): never an output."""
+    from ..targets.load import target_file
+
+    target = target_file(args.target) if getattr(args, "target", None) else None
+    return [Path(args.file)] + ([target] if target else [])
 
 
 def assumptions_of(args: argparse.Namespace) -> list[Assumption]:

@@ -7,6 +7,8 @@ import json
 
 from .args import add_mlir_input_arguments, assumptions_of
 
+EXIT_1 = "any error diagnostic"
+
 
 def add_command(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("check", help="census of allocations; stack, frame, workgroup and "

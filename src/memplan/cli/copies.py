@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from ..ir import MlirChunk
 from .args import parse_values
 
+EXIT_1 = None  # a report: no budget to break
+
 
 def add_command(commands: argparse._SubParsersAction) -> None:
     c = commands.add_parser("copies", help="transient and copied bytes before/after the "

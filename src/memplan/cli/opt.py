@@ -7,9 +7,18 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import BudgetError
-from ..files import refuse_overwriting_input, write_text
+from ..files import Outputs
 from ..ir import MlirChunk
-from .args import add_mlir_input_arguments, assumptions_of, non_negative_int, parse_values
+from .args import (
+    add_mlir_input_arguments,
+    assumptions_of,
+    inputs_of,
+    non_negative_int,
+    parse_values,
+)
+
+EXIT_1 = ("an allocation could not be hoisted, bounded or placed, or a check by execution "
+          "differs")
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -62,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
         run_pipeline,
     )
 
-    if args.output:
-        refuse_overwriting_input(args.output, [args.file])
+    outputs = Outputs(inputs_of(args))
+    outputs.claim(args.output, "rewritten MLIR")
     assumptions = assumptions_of(args)
     run_values = parse_values("--run-arg", args.run_arg, "[@FUNC:]ARG=INTEGER")
     target = load_target(args.target)
@@ -77,11 +86,9 @@ def run(args: argparse.Namespace) -> int:
     if args.check_state:
         check_state(args, originals, chunks)
     differs = check_run(originals, text, run_values) if args.check_run else False
-    if not differs:
-        if args.output:
-            write_text(args.output, text)
-        else:
-            print(text, end="")
+    failed = bool(count_errors(report.diagnostics)) or differs
+    if not args.output and not differs:
+        print(text, end="")  # stdout shows the rewrite even when part of it failed
     census = [a for chunk in chunks for a in take_census(chunk, assumptions)]
     frames = stack_frames(census, target)
     summary = [format_diagnostics(report.diagnostics, args.file)] if report.diagnostics else []
@@ -89,10 +96,16 @@ def run(args: argparse.Namespace) -> int:
         summary.append(format_frames(frames, target.stack.max_frame if target.stack else None))
     if differs:
         summary.append(f"memplan: {args.file}: the rewritten program computes different "
-                       "results; nothing written")
+                       "results")
     if summary:
         print("\n".join(summary), file=sys.stderr)
-    return 1 if count_errors(report.diagnostics) or differs else 0
+    if failed:
+        outputs.abandon("the rewritten program computes different results" if differs
+                        else "an allocation could not be hoisted, bounded or placed")
+        return 1
+    outputs.provide_text(args.output, text)
+    outputs.commit()
+    return 0
 
 
 def check_run(originals: Sequence[MlirChunk], rewritten: str, values: dict[str, int]) -> bool:

@@ -6,8 +6,10 @@ import argparse
 import json
 
 from ..errors import InputError
-from ..files import refuse_overwriting_input, write_text
+from ..files import Outputs
 from .args import non_negative_int, non_negative_seconds
+
+EXIT_1 = "the plan exceeds the capacity"
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -34,9 +36,13 @@ def run(args: argparse.Namespace) -> int:
     from ..pack import format_solution, plan, read_problem
     from ..report.pack_report import format_pack_text, pack_json
 
-    for output in (args.output, args.plot):
-        if output:
-            refuse_overwriting_input(output, [args.file])
+    outputs = Outputs([args.file])
+    outputs.claim(args.output, "plan")
+    outputs.claim(args.plot, "layout plot", flag="--plot")
+    if args.plot:
+        from ..report.layout_plot import check_plot_path
+
+        plot_format = check_plot_path(args.plot)
     exact = args.exact or args.minimize
     if args.time_limit is not None and not exact:
         raise InputError(args.file, "--time-limit applies to the exact solver: add --exact "
@@ -48,14 +54,19 @@ def run(args: argparse.Namespace) -> int:
         result = plan_exact(problem, minimize=args.minimize, time_limit=args.time_limit)
     else:
         result = plan(problem)
-    if args.plot:
-        from ..report.layout_plot import save_layout_plot
-
-        save_layout_plot(result, args.plot, title=args.file)
-    if args.output:
-        write_text(args.output, format_solution(problem, result.solution))
     if args.json:
         print(json.dumps(pack_json(result), indent=2))
     else:
         print(format_pack_text(result, show_buffers=not args.summary), end="")
-    return 1 if result.fits is False else 0
+    if result.fits is False:
+        outputs.abandon(EXIT_1)
+        return 1
+    if args.plot:
+        from ..report.layout_plot import write_layout_plot
+
+        outputs.provide(args.plot, lambda f: write_layout_plot(result, f, plot_format,
+                                                               title=args.file))
+    if args.output:
+        outputs.provide_text(args.output, format_solution(problem, result.solution))
+    outputs.commit()
+    return 0

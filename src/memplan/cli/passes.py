@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+EXIT_1 = None  # a listing: no budget to break
+
 
 def add_command(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("passes", help="list the passes `memplan opt -p` can run",

@@ -7,8 +7,10 @@ import json
 import sys
 
 from ..errors import InputError
-from ..files import refuse_overwriting_input, write_text
-from .args import add_mlir_input_arguments, assumptions_of
+from ..files import Outputs
+from .args import add_mlir_input_arguments, assumptions_of, inputs_of
+
+EXIT_1 = "a buffer has nowhere to go"
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -33,10 +35,10 @@ def run(args: argparse.Namespace) -> int:
     from ..report.placement_report import format_placement_text, placement_json
     from ..targets import load_target
 
-    if args.apply != bool(args.output):
+    outputs = Outputs(inputs_of(args))
+    outputs.claim(args.output, "placed MLIR")
+    if args.apply != (args.output is not None):
         raise InputError(args.file, "--apply and -o OUT.mlir go together")
-    if args.output:
-        refuse_overwriting_input(args.output, [args.file])
     assumptions = assumptions_of(args)
     target = load_target(args.target)
     chunks = load_mlir(args.file)
@@ -50,12 +52,14 @@ def run(args: argparse.Namespace) -> int:
     for diag in errors:
         print(format_diagnostic(diag, args.file), file=sys.stderr)
     if errors:
-        return 1  # nothing is written when a buffer has nowhere to go
+        outputs.abandon(EXIT_1)
+        return 1
     if args.apply:
         from ..ir.print import print_chunks
         from ..transforms.placement import apply_placement
 
         for chunk, placement in zip(chunks, placements, strict=True):
             apply_placement(chunk.module, placement)
-        write_text(args.output, print_chunks(chunks))  # verified before a byte is written
+        outputs.provide_text(args.output, print_chunks(chunks))  # verified first
+    outputs.commit()
     return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+EXIT_1 = None  # a listing: no budget to break
+
 
 def add_command(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("targets", help="list target descriptions or show one",

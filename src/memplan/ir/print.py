@@ -7,16 +7,14 @@ from collections.abc import Sequence
 
 from iree.compiler import ir
 
-from ..errors import MemplanError
+from ..errors import InternalError
 from .load import MlirChunk
 
 _CHUNK_LOC = re.compile(r'loc\("-":(\d+):')
 
 
-class VerifyError(MemplanError):
+class VerifyError(InternalError):
     """A rewrite produced IR the verifier rejects: memplan's bug, never the user's."""
-
-    exit_code = 3
 
 
 def verify(chunk: MlirChunk) -> None:

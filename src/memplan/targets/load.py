@@ -32,10 +32,17 @@ def list_presets() -> list[str]:
     return sorted(f.name.removesuffix(".toml") for f in files if f.name.endswith(".toml"))
 
 
+def target_file(name_or_path: str) -> Path | None:
+    """The file `--target` names, or None for a preset: an input no output may replace."""
+    if name_or_path.endswith(".toml") or "/" in name_or_path:
+        return Path(name_or_path)
+    return None
+
+
 def load_target(name_or_path: str) -> Target:
     """A preset name (`x86_64`) or a path to a `.toml` file."""
-    if name_or_path.endswith(".toml") or "/" in name_or_path:
-        path = Path(name_or_path)
+    path = target_file(name_or_path)
+    if path is not None:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
