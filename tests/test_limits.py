@@ -110,3 +110,14 @@ def test_toml_sizes_at_the_limit_load():
     target = parse_target(f"name = 'x'\ndevices = ['cpu']\n[stack]\nmax_frame = {MAX_VALUE}\n",
                           "t.toml")
     assert target.stack is not None and target.stack.max_frame == MAX_VALUE
+
+
+def test_mlir_allocation_above_the_limit_is_one_line(tmp_path, capsys):
+    path = tmp_path / "big.mlir"
+    path.write_text("func.func @f() {\n  %a = memref.alloca() : memref<4611686018427387904xf32>\n"
+                    "  return\n}\n")
+    for command in ("check", "opt", "place"):
+        assert main([command, str(path), "--target", "cortex-m55"]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"memplan: {path}:2:8: memref.alloca in @f needs 18446744073709551616 "
+                       "bytes, above memplan's limit of 2**40 bytes\n")

@@ -19,6 +19,7 @@ from functools import cached_property
 
 from iree.compiler import ir
 
+from ..errors import InputError
 from ..ir import MlirChunk, SourceLoc, source_loc
 from ..ir.ops import ALLOCATION_OPS, MEMREF_VIEW_OPS
 from ..ir.source import source_argument_names
@@ -33,6 +34,7 @@ from ..ir.walk import (
     users,
     walk,
 )
+from ..limits import MAX_VALUE
 from .ranges import Assumption, RangeAnalysis
 
 
@@ -117,8 +119,20 @@ def take_census(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) -> lis
         facts = function_facts(func, chunk, assumptions)
         found = [describe_allocation(op, facts, chunk.path) for op in allocation_ops(func)]
         found += _workgroup_attributions(facts, chunk.path)
+        for a in found:
+            _check_size_limit(a, chunk.path)
         census.extend(dataclasses.replace(a, chunk=chunk.index) for a in found)
     return census
+
+
+def _check_size_limit(a: Allocation, path: str) -> None:
+    """Sizes beyond `MAX_VALUE` would overflow the packers' 64-bit arithmetic; no memory
+    memplan plans for holds one."""
+    size = a.bytes_or_bound
+    if size is not None and size > MAX_VALUE:
+        place = f"{a.location.line}:{a.location.col}" if a.location else None
+        raise InputError(path, f"{a.op_name} in @{a.function} needs {size} bytes, above "
+                         "memplan's limit of 2**40 bytes", place)
 
 
 def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Allocation:
