@@ -120,3 +120,30 @@ def test_every_help_states_the_exit_codes(capsys):
     opt_help = " ".join(sub.choices["opt"].format_help().split())
     for word in ("hoist", "constant", "place"):
         assert word in opt_help
+
+
+NEVER_RUNS = """func.func @f(%n: index, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  scf.for %i = %c5 to %n step %c1 {
+    %sz = arith.subi %n, %i : index
+    %a = memref.alloca(%sz) : memref<?xf32>
+    %v = memref.load %a[%c0] : memref<?xf32>
+    memref.store %v, %out[%c0] : memref<8xf32>
+  }
+  return
+}
+"""
+
+
+def test_hoisting_out_of_a_loop_that_never_runs_verifies(tmp_path, capsys):
+    source = tmp_path / "never.mlir"
+    source.write_text(NEVER_RUNS)
+    out = tmp_path / "out.mlir"
+    assert main(["opt", str(source), "--target", "x86_64", "--assume", "n==4", "-o",
+                 str(out)]) == 0
+    assert "so one element is kept" in capsys.readouterr().err
+    text = out.read_text()
+    assert "memref.alloca() : memref<1xf32>" in text
+    assert load_mlir(str(out))  # parses and verifies

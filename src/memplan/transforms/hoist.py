@@ -207,6 +207,12 @@ class _Hoist:
     def _bind(self, bounds: tuple[int | None, ...]) -> None:
         """Static allocation of the bound at the entry; a view of the dynamic size in place."""
         op, loc = self.op, self.op.location
+        # A dynamic size bounded by 0 (the loop never runs under the assumptions, or the size
+        # is always 0) still needs one element: the verifier rejects a view into an empty
+        # buffer (offset 0 is out of bounds of a 0-element dim).
+        empty = any(b == 0 and d is None for b, d in zip(bounds, self.shape, strict=True))
+        bounds = tuple(1 if b == 0 and d is None else b
+                       for b, d in zip(bounds, self.shape, strict=True))
         big_type = ir.MemRefType.get(list(bounds), self.type.element_type,
                                      memory_space=self.type.memory_space, loc=loc)
         kwargs = {}
@@ -232,7 +238,9 @@ class _Hoist:
         op.erase()
         viewer = "the loop views" if self.loops else "its users view"
         self.remark(f"{self.what} bound to {big_type} ({_bytes(big_type)} bytes) at "
-                    f"{self.destination}; {viewer} its dynamic size through {how}")
+                    f"{self.destination}; {viewer} its dynamic size through {how}"
+                    + ("; its size is at most 0 (the loop never runs under the assumptions, "
+                       "or allocates nothing), so one element is kept" if empty else ""))
 
     def _subview(self, big: ir.Value, big_type: ir.MemRefType) -> ir.Value:
         strides, _ = big_type.get_strides_and_offset()
