@@ -147,3 +147,48 @@ def test_hoisting_out_of_a_loop_that_never_runs_verifies(tmp_path, capsys):
     text = out.read_text()
     assert "memref.alloca() : memref<1xf32>" in text
     assert load_mlir(str(out))  # parses and verifies
+
+
+# --- --assume: every assumption names an integer argument, none contradict -----------------
+
+@pytest.mark.parametrize(("assume", "reason"), [
+    (["m<=4"], "'m<=4' names no argument of any function (@f(%n, %out))"),
+    (["@g:n<=4"], "'@g:n<=4' names no argument"),
+    (["5<=4"], "'5<=4' names no argument"),
+    (["out<=4"], "argument %out of @f is memref<8xf32>, not an integer"),
+    (["n>=10", "n<=5"], "'n>=10' with 'n<=5' contradict: no value of %n in @f is >= 10 and "
+     "<= 5"),
+    (["n==4", "0>=6"], "contradict"),
+    (["n<=" + "9" * 5000], "expected [@func:]ARG<=N"),
+])
+def test_bad_assumptions_are_bad_input(tmp_path, capsys, assume, reason):
+    source = tmp_path / "never.mlir"
+    source.write_text(NEVER_RUNS)
+    for command in ("check", "opt", "place"):
+        args = [a for text in assume for a in ("--assume", text)]
+        assert main([command, str(source), "--target", "x86_64", *args]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and reason in err and len(err) < 300, err[:300]
+
+
+def test_consistent_assumptions_all_hold(tmp_path, capsys):
+    source = tmp_path / "never.mlir"
+    source.write_text(NEVER_RUNS.replace("%c5 to", "%c0 to"))
+    # The tighter bound holds whatever the order (the last one used to win).
+    assert main(["check", str(source), "--target", "x86_64", "--assume", "@f:0<=16",
+                 "--assume", "n<=64", "--assume", "n>=1"]) == 1  # a stack allocation in a loop
+    out = capsys.readouterr().out
+    assert "<= 64" in out and "<= 256" not in out
+
+
+def test_argument_names_follow_the_file_as_it_is_now(tmp_path):
+    from memplan.ir.source import source_argument_names
+    from memplan.ir.walk import functions
+
+    path = tmp_path / "f.mlir"
+    path.write_text("func.func @f(%n: index) {\n  return\n}\n")
+    first = load_mlir(str(path))[0]
+    assert source_argument_names(functions(first.module)[0], first.lines) == ["n"]
+    path.write_text("func.func @f(%size: index) {\n  return\n}\n")
+    second = load_mlir(str(path))[0]
+    assert source_argument_names(functions(second.module)[0], second.lines) == ["size"]

@@ -28,12 +28,16 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
+from ..errors import InputError
+from ..ir import MlirChunk
 from ..ir.ops import FUNCTION_OPS, LOOP_OPS
+from ..ir.source import source_argument_names
 from ..ir.types import int_width
 from ..ir.walk import (
     block_argument_owner,
     defining_op,
     enclosing_loops,
+    functions,
     is_inside,
     symbol_name,
 )
@@ -88,6 +92,54 @@ class Assumption:
         if self.function is not None and self.function != function:
             return False
         return self.arg == position if isinstance(self.arg, int) else self.arg == name
+
+    def __str__(self) -> str:
+        where = f"@{self.function}:" if self.function else ""
+        if self.lo is not None and self.lo == self.hi:
+            return f"{where}{self.arg}=={self.lo}"
+        parts = [f"{where}{self.arg}>={self.lo}"] if self.lo is not None else []
+        parts += [f"{where}{self.arg}<={self.hi}"] if self.hi is not None else []
+        return " and ".join(parts)
+
+
+def check_assumptions(assumptions: Sequence[Assumption], chunks: Sequence[MlirChunk]) -> None:
+    """Every assumption bounds an integer argument of some function, and no two contradict.
+
+    An assumption that names nothing would be ignored silently, and contradictory
+    ones (`n>=10` with `n<=5`) describe no execution: both are bad input.
+    """
+    if not assumptions:
+        return
+    used: set[int] = set()
+    signatures = []
+    for chunk in chunks:
+        for func in functions(chunk.module):
+            name = symbol_name(func)
+            args = list(func.regions[0].blocks[0].arguments)
+            names = source_argument_names(func, chunk.lines)
+            signatures.append(f"@{name}(" + ", ".join(
+                f"%{n}" if n else f"#{i}" for i, n in enumerate(names)) + ")")
+            for position, (arg, arg_name) in enumerate(zip(args, names, strict=True)):
+                matching = [(i, a) for i, a in enumerate(assumptions)
+                            if a.matches(name, position, arg_name)]
+                if not matching:
+                    continue
+                label = f"%{arg_name}" if arg_name else f"#{position}"
+                if int_width(arg.type) is None:
+                    raise InputError("--assume", f"'{matching[0][1]}': argument {label} of "
+                                     f"@{name} is {arg.type}, not an integer")
+                used.update(i for i, _ in matching)
+                lo = max((a.lo for _, a in matching if a.lo is not None), default=None)
+                hi = min((a.hi for _, a in matching if a.hi is not None), default=None)
+                if lo is not None and hi is not None and lo > hi:
+                    said = " with ".join(f"'{a}'" for _, a in matching)
+                    raise InputError("--assume", f"{said} contradict: no value of {label} in "
+                                     f"@{name} is >= {lo} and <= {hi}")
+    for i, a in enumerate(assumptions):
+        if i not in used:
+            known = ", ".join(signatures[:8]) + (", ..." if len(signatures) > 8 else "")
+            raise InputError("--assume", f"'{a}' names no argument of any function "
+                             f"({known or 'no functions'})")
 
 
 # --- interval arithmetic -------------------------------------------------------------
@@ -350,10 +402,12 @@ class RangeAnalysis:
     def _function_argument(self, func: ir.Operation, number: int) -> Range:
         name = self.arg_names[number] if number < len(self.arg_names) else None
         lo = hi = None
-        for assumption in self.assumptions:
+        for assumption in self.assumptions:  # all of them hold: the tightest bounds win
             if assumption.matches(self.function, number, name):
-                lo = assumption.lo if assumption.lo is not None else lo
-                hi = assumption.hi if assumption.hi is not None else hi
+                if assumption.lo is not None:
+                    lo = assumption.lo if lo is None else max(lo, assumption.lo)
+                if assumption.hi is not None:
+                    hi = assumption.hi if hi is None else min(hi, assumption.hi)
         attrs = _arg_attrs(func, number)
         if "memplan.max" in attrs and hi is None:
             hi = ir.IntegerAttr(attrs["memplan.max"]).value

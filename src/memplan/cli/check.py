@@ -24,6 +24,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..analysis.access import access_modes
     from ..analysis.census import take_census
+    from ..analysis.ranges import check_assumptions
     from ..check import CheckContext, run_checks
     from ..diagnostic import count_errors
     from ..ir import load_mlir
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     assumptions = assumptions_of(args)
     target = load_target(args.target)
     chunks = load_mlir(args.file)
+    check_assumptions(assumptions, chunks)
     census = [a for chunk in chunks for a in take_census(chunk, assumptions)]
     context = CheckContext(census, target, args.file, chunks)
     diags = run_checks(context)

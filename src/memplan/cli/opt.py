@@ -56,6 +56,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..analysis.census import take_census
+    from ..analysis.ranges import check_assumptions
     from ..diagnostic import count_errors
     from ..ir import clone_chunks, load_mlir
     from ..ir.print import print_chunks
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if args.place and not any(isinstance(p, PlaceBuffers) for p in passes):
         passes.append(PlaceBuffers())
     chunks = load_mlir(args.file)
+    check_assumptions(assumptions, chunks)
     originals = clone_chunks(chunks) if args.check_state or args.check_run else []
     report = run_pipeline(chunks, passes, PassContext(target, tuple(assumptions)))
     text = print_chunks(chunks, keep_locations=args.keep_locations)
