@@ -24,7 +24,7 @@ def test_readme_shows_commands():
 
 def test_readme_commands_run_as_written(tmp_path):
     shutil.copytree(REPO / "examples", tmp_path / "examples")
-    memplan = f"{shlex.quote(sys.executable)} -m memplan.cli"
+    memplan = f"{shlex.quote(sys.executable)} -m memplan"
     for command in readme_commands():
         shell_command = memplan + command[len("memplan"):]
         proc = subprocess.run(shell_command, shell=True, cwd=tmp_path, capture_output=True,
