@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(summary), file=sys.stderr)
     if failed:
         outputs.abandon("the rewritten program computes different results" if differs
-                        else "an allocation could not be hoisted, bounded or placed")
+                        else "the rewrite reported errors (above)")
         return 1
     outputs.provide_text(args.output, text)
     outputs.commit()
