@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from ..errors import InputError
-from .args import non_negative_seconds, parse_values
+from ..files import Outputs
+from .args import inputs_of, non_negative_seconds, parse_values
+
+EXIT_1 = "the written model runs differently or needs a larger arena (--check-run)"
+# The written model is what --check-run runs, so it is written before the check: the one
+# command whose exit 1 leaves its output.
+WRITES_ON_EXIT_1 = True
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -32,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from ..plan_models import check_tflite_run, plan_model
     from ..report.model_plan_report import format_model_plan_text, model_plan_json
 
+    Outputs(inputs_of(args)).claim(args.output, "planned model")  # checked before work
     options: dict[str, object] = {"output": args.output,
                                   "time_limit": args.time_limit or None}
     if args.target:
@@ -45,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
     if args.check_run and not args.output:
         raise InputError(args.file, "--check-run runs the written model: add -o FILE")
     plan = plan_model(args.file, **options)
+    if plan.output is not None:
+        print(f"memplan: wrote planned model to {plan.output}", file=sys.stderr)
     check = check_tflite_run(plan) if args.check_run else None
     if args.json:
         print(json.dumps(model_plan_json(plan, check), indent=2))
