@@ -112,12 +112,15 @@ def test_toml_sizes_at_the_limit_load():
     assert target.stack is not None and target.stack.max_frame == MAX_VALUE
 
 
-def test_mlir_allocation_above_the_limit_is_one_line(tmp_path, capsys):
+@pytest.mark.parametrize(("op", "dim", "size"), [
+    ("memref.alloca", 2**62, 2**64),  # overflowed the greedy packer (found by the fuzz test)
+    ("memref.alloc", 2**63 - 1, 4 * (2**63 - 1)),  # OverflowError before; check said 0 errors
+])
+def test_mlir_allocation_above_the_limit_is_one_line(tmp_path, capsys, op, dim, size):
     path = tmp_path / "big.mlir"
-    path.write_text("func.func @f() {\n  %a = memref.alloca() : memref<4611686018427387904xf32>\n"
-                    "  return\n}\n")
+    path.write_text(f"func.func @f() {{\n  %a = {op}() : memref<{dim}xf32>\n  return\n}}\n")
     for command in ("check", "opt", "place"):
         assert main([command, str(path), "--target", "cortex-m55"]) == 2
         err = capsys.readouterr().err
-        assert err == (f"memplan: {path}:2:8: memref.alloca in @f needs 18446744073709551616 "
-                       "bytes, above memplan's limit of 2**40 bytes\n")
+        assert err == (f"memplan: {path}:2:8: {op} in @f needs {size} bytes, above memplan's "
+                       "limit of 2**40 bytes\n")
