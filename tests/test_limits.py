@@ -89,7 +89,9 @@ TOML_CASES = [
     ("name = 'x'\ndevices = ['cpu']\n[stack]\nmax_frame = " + "9" * 5000 + "\n", "", "integer"),
     ("name = 'x'\ndevices = ['cpu']\n[stack]\nmax_frame = 9223372036854775807\n",
      "stack.max_frame", "above memplan's limit"),
-    ("name = 'x'\ndevices = ['cpu']\nx = " + "[" * 1200 + "]" * 1200 + "\n", "", "nested"),
+    ("name = 'x'\ndevices = ['cpu']\nx = " + "[" * 1200 + "]" * 1200 + "\n", "",
+     "nested 1200 deep; memplan reads at most 100 levels"),
+    ("name = 'x'\ndevices = ['cpu']\nx = " + "[" * 101 + "]" * 101 + "\n", "", "nested 101"),
     ("name = 'x'\ndevices = ['cpu']\nx = " + "{a=" * 1200 + "1" + "}" * 1200 + "\n", "",
      "nested"),
 ]

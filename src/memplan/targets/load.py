@@ -8,12 +8,15 @@ is within its frame, alignments are powers of two.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
+
+import numpy as np
 
 from ..errors import InputError
 from ..limits import MAX_VALUE
@@ -57,7 +60,30 @@ def load_target(name_or_path: str) -> Target:
     return parse_target(text, f"<preset {name_or_path}>")
 
 
+# Arrays and inline tables nested deeper than this are refused before parsing: tomllib
+# reads them recursively (RecursionError near Python's limit); a target needs three.
+MAX_NESTING = 100
+_TOML_STRINGS_AND_COMMENTS = re.compile(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*')
+
+
+_STEPS = str.maketrans({"[": "\x01", "{": "\x01", "]": "\xff", "}": "\xff"})
+
+
+def nesting_depth(text: str) -> int:
+    """Deepest nesting of `[` and `{` outside strings and comments."""
+    brackets = re.sub(r"[^\[\]{}]", "", _TOML_STRINGS_AND_COMMENTS.sub("", text))
+    if not brackets:
+        return 0
+    steps = np.frombuffer(brackets.translate(_STEPS).encode("latin-1"), dtype=np.int8)
+    return int(np.cumsum(steps, dtype=np.int64).max())
+
+
 def parse_target(text: str, path: str) -> Target:
+    depth = nesting_depth(text)
+    if depth > MAX_NESTING:
+        raise InputError(path, f"invalid TOML: arrays or tables nested {depth} deep; memplan "
+                         f"reads at most {MAX_NESTING} levels")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -66,10 +92,9 @@ def parse_target(text: str, path: str) -> Target:
         # Python refuses to convert integers of more than 4,300 digits.
         raise InputError(path, "invalid TOML: an integer is too long to be a number of "
                          "bytes") from None
-    except RecursionError:
-        # tomllib reads arrays and inline tables recursively; a target needs 3 levels.
-        raise InputError(path, "invalid TOML: arrays or inline tables nested too deeply "
-                         "(the reader stops at about 900 levels)") from None
+    except RecursionError:  # the count above missed a form of nesting: still one line
+        raise InputError(path, "invalid TOML: arrays or inline tables nested too deeply") \
+            from None
     reader = _Reader(path)
     _reject_unknown_top_level(reader, data)
     devices = tuple(reader.strings(data, "devices", "", required=True))
