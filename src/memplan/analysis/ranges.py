@@ -9,6 +9,14 @@ bound, upper bound and step, nested loops included); function arguments bounded
 by the user (`Assumption`, or an argument attribute `{memplan.max = N}` /
 `{memplan.min = N}`).
 
+Facts the program states itself: a `cf.assert` whose condition is an `arith.cmpi`
+against a bounded value (or an `arith.andi` of such) bounds the compared value, and
+what it is a value-preserving cast of, at every op the assert dominates (the program
+stops at a failed assert, so later ops only run when it held); `util.assume.int`
+bounds its results (the union of its per-call-site `umin`/`umax` rows, IREE's form of
+torch's symbolic-shape ranges after input conversion). An operand's range at an op is
+its own range narrowed by the asserts that dominate that op.
+
 Sound: a reported bound holds on every execution in which the value exists
 (a value inside a loop body only exists while the loop runs, so `iv < ub`).
 Anything else is unbounded, with a reason naming where knowledge stopped.
@@ -39,7 +47,9 @@ from ..ir.walk import (
     enclosing_loops,
     functions,
     is_inside,
+    parent_op,
     symbol_name,
+    walk,
 )
 
 
@@ -293,6 +303,65 @@ def _cmpi(predicate: str, a: Range, b: Range) -> Range:
     return Range(0, 1) if always is None else Range.exact(int(always))
 
 
+def _intersect(a: Range, b: Range) -> Range:
+    """Both hold. An empty result (contradictory facts: the code cannot run) keeps `a`."""
+    lo = b.lo if a.lo is None else a.lo if b.lo is None else max(a.lo, b.lo)
+    hi = b.hi if a.hi is None else a.hi if b.hi is None else min(a.hi, b.hi)
+    if lo is not None and hi is not None and lo > hi:
+        return a
+    reason = None if lo is not None and hi is not None else (a.reason or b.reason)
+    return Range(lo, hi, reason)
+
+
+_SWAPPED = {"eq": "eq", "ne": "ne", "slt": "sgt", "sle": "sge", "sgt": "slt", "sge": "sle",
+            "ult": "ugt", "ule": "uge", "ugt": "ult", "uge": "ule"}
+
+
+def _bound_from_compare(predicate: str, other: Range) -> Range | None:
+    """What `x <predicate> other` being true says about x (None: nothing)."""
+    if predicate == "eq":
+        return other if other.lo is not None or other.hi is not None else None
+    if predicate in ("slt", "sle") and other.hi is not None:
+        return Range(None, other.hi - (predicate == "slt"), "asserted only from above")
+    if predicate in ("sgt", "sge") and other.lo is not None:
+        return Range(other.lo + (predicate == "sgt"), None, "asserted only from below")
+    if predicate in ("ult", "ule") and _non_negative(other) and other.hi is not None:
+        # Unsigned x < y with y a small non-negative number: x is non-negative as well.
+        return Range(0, other.hi - (predicate == "ult"))
+    return None
+
+
+# Casts that keep the integer value (index is 64-bit here): a bound on the result is
+# a bound on the source and the other way round.
+_SAME_VALUE_CASTS = frozenset({"arith.index_cast", "arith.extsi"})
+
+
+def _same_value_chain(value: ir.Value) -> list[ir.Value]:
+    """`value` and the values it is a value-preserving cast of."""
+    chain = [value]
+    op = defining_op(value)
+    while op is not None and op.name in _SAME_VALUE_CASTS and \
+            (int_width(op.operands[0].type) or 0) <= (int_width(op.results[0].type) or 0):
+        chain.append(op.operands[0])
+        op = defining_op(op.operands[0])
+    return chain
+
+
+def dominates(first: ir.Operation, user: ir.Operation) -> bool:
+    """Whether `first` runs before `user` on every path to it (structured regions: `first`
+    is earlier in a block that holds `user` or an ancestor of it, or in its region's entry
+    block)."""
+    block = first.block
+    current: ir.Operation | None = user
+    while current is not None and current.name not in FUNCTION_OPS:
+        if current.block == block:
+            return current != first and first.is_before_in_block(current)
+        if current.block.region.blocks[0] == block:
+            return True
+        current = parent_op(current)
+    return False
+
+
 def _fit(result: Range, width: int | None, what: str) -> Range:
     """Unbounded when the interval may leave the type's signed range (the value could wrap)."""
     if width is None or width == 1:
@@ -358,8 +427,46 @@ class RangeAnalysis:
         self.arg_names = list(arg_names) if arg_names is not None else [None] * len(args)
         self._ranges: dict[ir.Value, Range] = {}
         self._varying: dict[ir.Value, frozenset[ir.Operation]] = {}
+        self._asserted: dict[ir.Value, list[tuple[ir.Operation, Range]]] | None = None
 
     # ranges
+
+    def range_at(self, value: ir.Value, user: ir.Operation) -> Range:
+        """The range of `value` where `user` reads it: narrowed by the asserts before it."""
+        result = self.range_of(value)
+        for assert_op, fact in self.asserted_facts().get(value, ()):
+            if dominates(assert_op, user):
+                result = _intersect(result, fact)
+        return result
+
+    def asserted_facts(self) -> dict[ir.Value, list[tuple[ir.Operation, Range]]]:
+        """Per value, the `cf.assert` ops of the function that bound it, and the bound."""
+        if self._asserted is None:
+            self._asserted = {}
+            for op in walk(self.func):
+                if op.name == "cf.assert":
+                    for value, fact in self._facts_of_condition(op.operands[0], op):
+                        self._asserted.setdefault(value, []).append((op, fact))
+        return self._asserted
+
+    def _facts_of_condition(self, cond: ir.Value, at: ir.Operation,
+                            depth: int = 0) -> list[tuple[ir.Value, Range]]:
+        """(value, range) pairs that hold whenever `cond` is true."""
+        op = defining_op(cond)
+        if op is None or depth > 8:
+            return []
+        if op.name == "arith.andi":
+            return [f for v in op.operands for f in self._facts_of_condition(v, at, depth + 1)]
+        if op.name != "arith.cmpi":
+            return []
+        predicate = _CMPI_PREDICATES[ir.IntegerAttr(op.attributes["predicate"]).value]
+        a, b = op.operands
+        facts = []
+        for value, other, pred in ((a, b, predicate), (b, a, _SWAPPED[predicate])):
+            fact = _bound_from_compare(pred, self.range_at(other, op))
+            if fact is not None:
+                facts += [(v, fact) for v in _same_value_chain(value)]
+        return facts
 
     def range_of(self, value: ir.Value) -> Range:
         cached = self._ranges.get(value)
@@ -372,6 +479,9 @@ class RangeAnalysis:
         op = defining_op(value)
         if op is None:
             return self._block_argument(value)
+        if op.name == "util.assume.int":
+            number = value.maybe_downcast().result_number
+            return _fit(_assume_int(self, op)[number], int_width(value.type), op.name)
         handler = _HANDLERS.get(op.name)
         if handler is None:
             return Range.unknown(
@@ -551,7 +661,7 @@ def is_pure(op: ir.Operation) -> bool:
 # --- per-op transfer functions -----------------------------------------------------------
 
 def _operands(analysis: RangeAnalysis, op: ir.Operation) -> list[Range]:
-    return [analysis.range_of(v) for v in op.operands]
+    return [analysis.range_at(v, op) for v in op.operands]
 
 
 def _constant(analysis: RangeAnalysis, op: ir.Operation) -> Range:
@@ -630,6 +740,29 @@ def _dim(analysis: RangeAnalysis, op: ir.Operation) -> Range:
         return analysis.range_of(alloc.operands[dynamic_before])
     return Range(0, None, f"size comes from a dynamic dimension (`{op.name}`) of a value the "
                  "range analysis cannot see the allocation of")
+
+
+def _assume_int(analysis: RangeAnalysis, op: ir.Operation) -> list[Range]:
+    """`util.assume.int`: each result is its operand, within the union of its rows."""
+    rows = ir.ArrayAttr(op.attributes["assumptions"])
+    results = []
+    for number, operand in enumerate(op.operands):
+        row = rows[number] if number < len(rows) else None
+        variants = [str(a) for a in ir.ArrayAttr(row)] if isinstance(row, ir.ArrayAttr) else \
+            [str(row)] if row is not None else []
+        bounds = [_assumption_range(text) for text in variants]
+        stated = _union(bounds) if bounds else Range.unknown("`util.assume.int` states nothing")
+        results.append(_intersect(analysis.range_at(operand, op), stated))
+    return results
+
+
+def _assumption_range(text: str) -> Range:
+    """`#util.int.assumption<umin = A, umax = B, udiv = C>`; a missing side is open."""
+    lo = re.search(r"umin\s*=\s*(\d+)", text)
+    hi = re.search(r"umax\s*=\s*(\d+)", text)
+    reason = None if hi else "`util.assume.int` gives no umax"
+    # Unsigned bounds: a value at most umax < 2**63 is non-negative in the signed view too.
+    return Range(int(lo.group(1)) if lo else 0, int(hi.group(1)) if hi else None, reason)
 
 
 _ALLOCATIONS = frozenset({"memref.alloc", "memref.alloca", "bufferization.alloc_tensor",
