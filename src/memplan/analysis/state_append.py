@@ -21,7 +21,9 @@ from iree.compiler import ir
 from ..ir import ops
 from ..ir import tensor_ops as t
 from ..ir.types import shape_of
-from ..ir.walk import defining_op, int_constant
+from ..ir.walk import defining_op, function_of, int_constant
+from .ranges import RangeAnalysis
+from .relations import Relations
 
 Entry = int | ir.Value  # a static or dynamic offset/size
 
@@ -67,7 +69,9 @@ def match_append(concat: ir.OpView) -> Append | None:
     if None in shape_of(state.type):
         raise Refusal(concat, f"@{name} has a dynamic shape")
     pos = _check_prefix(prefix, dim, name)
-    _check_write_back(write_back, prefix, concat, dim, pos, name)
+    function = function_of(concat.operation)
+    relations = Relations(RangeAnalysis(function)) if function is not None else None
+    _check_write_back(write_back, prefix, concat, dim, pos, name, relations)
     _check_no_other_readers(state, prefix, write_back, name)
     return Append(name, state, prefix, concat, write_back, dim, pos)
 
@@ -101,17 +105,33 @@ def _check_prefix(prefix: ir.OpView, dim: int, name: str) -> Entry:
 
 
 def _check_write_back(write_back: ir.OpView, prefix: ir.OpView, concat: ir.OpView, dim: int,
-                      pos: Entry, name: str) -> None:
+                      pos: Entry, name: str, relations: Relations | None) -> None:
     offsets, sizes = t.mixed(write_back, "offsets"), t.mixed(write_back, "sizes")
     want_sizes = t.mixed(prefix, "sizes")
-    at_prefix = all(same_value(a, b)
-                    for a, b in zip(offsets, t.mixed(prefix, "offsets"), strict=True))
+
+    def same(a: Entry, b: Entry) -> bool:
+        return same_value(a, b) or (relations is not None and relations.equal(a, b))
+
+    at_prefix = all(same(a, b) for a, b in zip(offsets, t.mixed(prefix, "offsets"), strict=True))
     if any(t.as_int(s) != 1 for s in t.mixed(write_back, "strides")) or not at_prefix:
         raise Refusal(write_back, f"the write-back into @{name} is not at the prefix's offsets")
-    others_match = all(same_value(sizes[i], want_sizes[i]) for i in range(len(sizes)) if i != dim)
-    if not others_match or not _is_prefix_plus_new(sizes[dim], pos, concat, dim):
+    others_match = all(same(sizes[i], want_sizes[i]) for i in range(len(sizes)) if i != dim)
+    if not others_match:
         raise Refusal(write_back, f"the write-back sizes into @{name} are not the prefix's "
                       "plus the new data")
+    if _is_prefix_plus_new(sizes[dim], pos, concat, dim):
+        return
+    # Exported code computes the two lengths separately (torch's slice normalisation of p
+    # and of p + 1): the relations read through it with the program's own asserts.
+    new = _new_length(concat, dim)
+    if relations is None or new is None:
+        raise Refusal(write_back, f"the write-back sizes into @{name} are not the prefix's "
+                      "plus the new data")
+    diff = relations.difference(sizes[dim], pos)
+    if diff.offset != new:
+        why = diff.reason if diff.offset is None else f"it is the prefix length + {diff.offset}"
+        raise Refusal(write_back, f"the write-back length of @{name} along dim {dim} is not "
+                      f"provably the prefix length + {new}: {why}")
 
 
 def same_value(a: Entry, b: Entry, depth: int = 0) -> bool:
