@@ -18,10 +18,14 @@ IREE's own figures come from its `stream` dialect (`iree-compile
 --compile-to=stream`): transients are `stream.resource.alloca` /
 `stream.async.alloca` of `transient` lifetime, copies are `stream.cmd.copy`,
 `stream.async.copy`, `stream.async.update`, `stream.async.slice`; strided
-copies IREE turns into dispatches (`..._slow_memcpy`) are counted, not sized.
+copies IREE turns into dispatches (`..._slow_memcpy`) are sized by what the
+dispatch stores (its `dispatch.tensor.store` sizes, evaluated from the dispatch's
+operands). A function that only calls others (the `main` wrapper IREE adds around
+`main$async`) is charged what its callees do, so the figures follow the code.
 
 Dynamic sizes are evaluated at given values (`at={"seq_step": 511}` binds the
-index global `@seq_step`, or `arg0` a function argument); an unbound size is
+index global `@seq_step`, `arg0` a function argument, or the first element of a
+tensor argument such as an exported position `tensor<1xi64>`); an unbound size is
 taken at the maximum its shape allows and the estimate says so (`bound`).
 """
 
@@ -35,7 +39,7 @@ from iree.compiler import ir
 
 from ..ir import SourceLoc, ops, source_loc
 from ..ir import tensor_ops as t
-from ..ir.types import shape_of, shaped_element_bytes
+from ..ir.types import DYNAMIC, shape_of, shaped_element_bytes
 from ..ir.walk import (
     defining_op,
     functions,
@@ -80,7 +84,8 @@ class StreamCounts:
     transient_bytes: int | None = 0
     copied_bytes: int | None = 0
     constant_copied_bytes: int | None = 0  # copies whose source is a constant resource
-    memcpy_dispatches: int = 0  # copies IREE does in a dispatch (`*_slow_memcpy`): no bytes
+    memcpy_dispatches: int = 0  # copies IREE does in a dispatch (`*_slow_memcpy`)
+    memcpy_bytes: int | None = 0  # what those dispatches store (part of copied_bytes)
 
 
 # --- index evaluation (shared by both sides) -------------------------------------------
@@ -94,6 +99,17 @@ _BINARY: dict[str, Callable[[int, int], int]] = {
     "util.align": lambda a, b: -(-a // b) * b,  # stream pads transients it packs
     "arith.maxui": max, "arith.minui": min, "arith.maxsi": max, "arith.minsi": min,
 }
+_COMPARE: dict[str, Callable[[int, int], bool]] = {
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "slt": lambda a, b: a < b,
+    "sle": lambda a, b: a <= b, "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b,
+}
+_PREDICATES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+# Element reads: of a tensor argument, they read the value `at` gives that argument.
+_ELEMENT_LOADS = ("tensor.extract", "flow.tensor.load", "stream.async.load",
+                  "stream.resource.load")
+# Ops whose result is (one of) their operands: assumptions and workload markers.
+_PASS_THROUGH = ("util.assume.int", "iree_tensor_ext.dispatch.workload.ordinal",
+                 "flow.dispatch.workload.ordinal")
 
 
 def eval_index(value: ir.Value, at: Mapping[str, int], depth: int = 0) -> int | None:
@@ -114,6 +130,117 @@ def eval_index(value: ir.Value, at: Mapping[str, int], depth: int = 0) -> int | 
     if name in _BINARY:
         a, b = (eval_index(v, at, depth + 1) for v in op.operands)
         return None if a is None or b is None else _BINARY[name](a, b)
+    if name == "arith.cmpi":
+        a, b = (eval_index(v, at, depth + 1) for v in op.operands)
+        predicate = _PREDICATES[ir.IntegerAttr(op.attributes["predicate"]).value]
+        if a is None or b is None or predicate not in _COMPARE:
+            return None
+        return int(_COMPARE[predicate](a, b))
+    if name == "arith.select":
+        cond = eval_index(op.operands[0], at, depth + 1)
+        return None if cond is None else eval_index(op.operands[2 - bool(cond)], at, depth + 1)
+    if name in _PASS_THROUGH:
+        number = value.result_number if name == "util.assume.int" else 0
+        return eval_index(op.operands[number], at, depth + 1)
+    if name == "affine.apply":
+        return _eval_affine(op, at, depth)
+    if name in _ELEMENT_LOADS:
+        argument = _first_element_argument(op)
+        return None if argument is None else at.get(f"arg{argument}")
+    return None
+
+
+def _eval_affine(op: ir.Operation, at: Mapping[str, int], depth: int) -> int | None:
+    amap = ir.AffineMapAttr(op.attributes["map"]).value
+    values = [eval_index(v, at, depth + 1) for v in op.operands]
+    if None in values or len(amap.results) != 1:
+        return None
+    dims, syms = values[:amap.n_dims], values[amap.n_dims:]
+
+    def walk_expr(expr: ir.AffineExpr) -> int | None:
+        e = expr.maybe_downcast()
+        if isinstance(e, ir.AffineConstantExpr):
+            return e.value
+        if isinstance(e, ir.AffineDimExpr):
+            return dims[e.position]
+        if isinstance(e, ir.AffineSymbolExpr):
+            return syms[e.position]
+        lhs, rhs = walk_expr(e.lhs), walk_expr(e.rhs)
+        if lhs is None or rhs is None or (rhs == 0 and not isinstance(
+                e, (ir.AffineAddExpr, ir.AffineMulExpr))):
+            return None
+        if isinstance(e, ir.AffineAddExpr):
+            return lhs + rhs
+        if isinstance(e, ir.AffineMulExpr):
+            return lhs * rhs
+        if isinstance(e, ir.AffineFloorDivExpr):
+            return lhs // rhs
+        if isinstance(e, ir.AffineCeilDivExpr):
+            return -(-lhs // rhs)
+        if isinstance(e, ir.AffineModExpr):
+            return lhs % rhs
+        return None
+
+    return walk_expr(amap.results[0])
+
+
+def _first_element_argument(load: ir.Operation) -> int | None:
+    """The function argument whose first element `load` reads (through imports, transfers,
+    IREE's staging copies), or None."""
+    # stream loads take (source, source size, byte offset); tensor loads element indices
+    where = list(load.operands)[-1:] if load.name.startswith("stream.") else \
+        list(load.operands)[1:]
+    if any(eval_index(v, {}) != 0 for v in where):
+        return None  # not element 0 (or not a constant index)
+    return _argument_behind(load.operands[0], 0)
+
+
+def _argument_behind(value: ir.Value, depth: int) -> int | None:
+    """The entry argument a tensor/resource value is a copy or import of."""
+    if depth > 16:
+        return None
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        parent = owner.owner.operation
+        if parent.name in ops.FUNCTION_OPS:
+            return value.arg_number
+        if parent.name == "stream.cmd.execute":  # region arguments are its first operands
+            return _argument_behind(parent.operands[value.arg_number], depth + 1)
+        return None
+    op = owner.operation
+    if op.name in ("hal.tensor.import", "stream.tensor.import"):
+        return _argument_behind(op.operands[_imported_operand(op)], depth + 1)
+    if op.name in ("stream.async.transfer", "flow.tensor.reshape", "tensor.cast"):
+        return _argument_behind(op.operands[0], depth + 1)
+    if op.name == "stream.timepoint.await":  # results are its first operands, in order
+        return _argument_behind(op.operands[value.result_number], depth + 1)
+    if op.name == "stream.resource.alloca":
+        return _copied_into(value, depth)
+    return None
+
+
+def _imported_operand(op: ir.Operation) -> int:
+    """The buffer view operand of an import (IREE prints `wait(%fence) => %view`)."""
+    for i, v in enumerate(op.operands):
+        if "buffer_view" in str(v.type):
+            return i
+    return 0
+
+
+def _copied_into(staging: ir.Value, depth: int) -> int | None:
+    """What a `stream.cmd.copy` in an execute region fills the allocation `staging` from."""
+    for use in staging.uses:
+        execute = use.owner.operation
+        if execute.name != "stream.cmd.execute" or not execute.regions:
+            continue
+        args = execute.regions[0].blocks[0].arguments
+        if use.operand_number >= len(args):
+            continue
+        target = args[use.operand_number]
+        for op in walk(execute):
+            resources = [v for v in op.operands if "stream.resource" in str(v.type)]
+            if op.name == "stream.cmd.copy" and len(resources) == 2 and resources[1] == target:
+                return _argument_behind(resources[0], depth + 1)
     return None
 
 
@@ -266,21 +393,104 @@ _COPIES = {"stream.cmd.copy": 0, "stream.async.copy": 4, "stream.async.update": 
 
 def stream_counts(stream_module: ir.Module, at: Mapping[str, int] | None = None
                   ) -> list[StreamCounts]:
-    """Per public function of IREE's stream output, transient and copied bytes at `at`."""
-    found = []
+    """Per function of IREE's stream output, transient and copied bytes at `at`; a function
+    is charged what the functions it calls do as well."""
+    entries = _dispatch_entries(stream_module)
+    own: dict[str, StreamCounts] = {}
+    calls: dict[str, list[str]] = {}
     for fn in functions(stream_module):
         if is_device_code(fn):
             continue  # dispatches: their copies are counted where the host launches them
-        counts = StreamCounts(symbol_name(fn))
+        name = symbol_name(fn)
+        counts = own[name] = StreamCounts(name)
+        calls[name] = []
         for op in walk(fn):
-            _count(op, counts, at or {})
-        found.append(counts)
+            if op.name in ("util.call", "func.call"):
+                calls[name].append(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+            _count(op, counts, at or {}, entries)
+    return [_with_callees(name, own, calls, set()) for name in own]
+
+
+def _with_callees(name: str, own: dict[str, StreamCounts], calls: dict[str, list[str]],
+                  active: set[str]) -> StreamCounts:
+    total = StreamCounts(name)
+    if name in active:  # recursion: each function counted once per call chain
+        return total
+    active = active | {name}
+    parts = [own[name]] + [_with_callees(c, own, calls, active) for c in calls[name] if c in own]
+    for part in parts:
+        total.transient_bytes = _plus(total.transient_bytes, part.transient_bytes)
+        total.copied_bytes = _plus(total.copied_bytes, part.copied_bytes)
+        total.constant_copied_bytes = _plus(total.constant_copied_bytes,
+                                            part.constant_copied_bytes)
+        total.memcpy_dispatches += part.memcpy_dispatches
+        total.memcpy_bytes = _plus(total.memcpy_bytes, part.memcpy_bytes)
+    return total
+
+
+def _dispatch_entries(module: ir.Module) -> dict[str, ir.Operation]:
+    """`exe::entry` -> the entry's function inside the `stream.executable`."""
+    found: dict[str, ir.Operation] = {}
+    for op in module.body.operations:
+        if op.operation.name != "stream.executable":
+            continue
+        exe = symbol_name(op)
+        for inner in walk(op):
+            if inner.name == "func.func":
+                found[f"{exe}::{symbol_name(inner)}"] = inner
     return found
 
 
-def _count(op: ir.Operation, counts: StreamCounts, at: Mapping[str, int]) -> None:
+def _memcpy_bytes(dispatch: ir.Operation, at: Mapping[str, int],
+                  entries: Mapping[str, ir.Operation]) -> int | None:
+    """Bytes a `*_slow_memcpy` dispatch stores: its stores' sizes, with the dispatch's
+    uniform operands (evaluated at `at` in the caller) bound to the entry's arguments."""
+    entry_text = str(dispatch.attributes["entry_points"]).strip("[]")
+    refs = [part.strip().lstrip("@") for part in entry_text.split("::@")]
+    fn = entries.get("::".join(refs))
+    if fn is None:
+        return None
+    segments = list(ir.DenseI32ArrayAttr(dispatch.attributes["operandSegmentSizes"]))
+    start = segments[0]
+    uniforms = list(dispatch.operands)[start:start + segments[1]]
+    args = list(fn.regions[0].blocks[0].arguments)
+    bindings = sum(1 for a in args if "stream.binding" in str(a.type))
+    inner_at: dict[str, int] = {}
+    for i, value in enumerate(uniforms):
+        evaluated = eval_index(value, at)
+        if evaluated is not None:
+            inner_at[f"arg{bindings + i}"] = evaluated
+    total: int | None = 0
+    for op in walk(fn):
+        if op.name.endswith("dispatch.tensor.store"):
+            total = _plus(total, _stored_bytes(op, inner_at))
+    return total
+
+
+def _stored_bytes(store: ir.Operation, at: Mapping[str, int]) -> int | None:
+    static = list(ir.DenseI64ArrayAttr(store.attributes["static_sizes"]))
+    segments = list(ir.DenseI32ArrayAttr(store.attributes["operandSegmentSizes"]))
+    # value, target, target dims, offsets, sizes, strides
+    first_size = sum(segments[:4])
+    dynamic = iter(list(store.operands)[first_size:first_size + segments[4]])
+    count = 1
+    for size in static:
+        if size == DYNAMIC:
+            size = eval_index(next(dynamic), at)
+            if size is None:
+                return None
+        count *= size
+    element = shaped_element_bytes(store.operands[0].type)
+    return None if element is None else count * element
+
+
+def _count(op: ir.Operation, counts: StreamCounts, at: Mapping[str, int],
+           entries: Mapping[str, ir.Operation]) -> None:
     if op.name == "stream.cmd.dispatch" and "memcpy" in str(op.attributes["entry_points"]):
         counts.memcpy_dispatches += 1
+        size = _memcpy_bytes(op, at, entries)
+        counts.memcpy_bytes = _plus(counts.memcpy_bytes, size)
+        counts.copied_bytes = _plus(counts.copied_bytes, size)
     elif op.name in _ALLOCAS and "<transient>" in str(op.results[0].type):
         size = eval_index(_index_operands(op)[-1], at)
         counts.transient_bytes = _plus(counts.transient_bytes, size)
