@@ -507,3 +507,28 @@ def _index_operands(op: ir.Operation) -> list[ir.Value]:
 
 def _plus(total: int | None, size: int | None) -> int | None:
     return None if total is None or size is None else total + size
+
+
+@dataclass(frozen=True)
+class AppendCost:
+    """What one append that stays a concat + write-back costs per step."""
+
+    transient: int
+    copied: int
+    bound: bool  # sizes taken at the largest the shapes allow
+
+
+def append_cost(concat: ir.OpView, at: Mapping[str, int] | None = None) -> AppendCost:
+    """Transient and copied bytes of `concat` and of the inserts of its result (the
+    write-back), at `at` (else at the largest sizes the shapes allow)."""
+    sizer = _Sizer(at or {})
+    ops = [concat] + [use.owner.opview for use in concat.results[0].uses
+                      if use.owner.name == "tensor.insert_slice" and use.operand_number == 0]
+    transient = copied = 0
+    for op in ops:
+        for kind, size, _ in _op_costs(op, sizer, set()):
+            if kind == "transient":
+                transient += size
+            else:
+                copied += size
+    return AppendCost(transient, copied, sizer.bound)

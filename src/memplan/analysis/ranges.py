@@ -31,6 +31,7 @@ argument, or the result of an op with effects inside the loop).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 

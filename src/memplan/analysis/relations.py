@@ -25,11 +25,13 @@ relation that does not hold says why.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from iree.compiler import ir
 
-from ..ir.walk import defining_op, int_width
+from ..ir.types import int_width
+from ..ir.walk import defining_op
 from .ranges import Range, RangeAnalysis
 
 Key = object  # an atom: an ir.Value, or a structural key of a recomputed pure op
@@ -90,10 +92,14 @@ class Relations:
         self._why: dict[Key, str] = {}  # why an atom could not be looked through
 
     def difference(self, a: ir.Value | int, b: ir.Value | int) -> Difference:
-        delta = self.form(a).plus(self.form(b), -1)
+        fa, fb = self.form(a), self.form(b)
+        delta = fa.plus(fb, -1)
         if not delta.terms:
             return Difference(delta.const)
-        reasons = [self._why[key] for key, _ in delta.terms if key in self._why]
+        left = {key for key, _ in delta.terms}
+        # The first side's atoms first: the reason names where `a` stopped being readable.
+        ordered = [key for form in (fa, fb) for key, _ in form.terms if key in left]
+        reasons = [self._why[key] for key in ordered if key in self._why]
         names = ", ".join(_describe(key) for key, _ in delta.terms)
         return Difference(None, reasons[0] if reasons else f"{names} is not related to the other")
 
@@ -153,8 +159,28 @@ class Relations:
 
 
 def _where(op: ir.Operation) -> str:
-    loc = str(op.location)
-    return loc[4:-1] if loc.startswith("loc(") else loc
+    match = re.search(r":(\d+):(\d+)", str(op.location))
+    return f"line {match.group(1)}" if match else "an unknown place"
+
+
+def _unbounded_source(rel: Relations, op: ir.Operation) -> str:
+    """The first value `op` is computed from whose range is open, and why (or "")."""
+    seen: set[ir.Operation] = set()
+    pending = [op]
+    while pending:
+        current = pending.pop()
+        for v in current.operands:
+            r = rel.ranges.range_at(v, current)
+            source = defining_op(v)
+            if not r.bounded and (source is None or source.name not in _LOOK_THROUGH):
+                return f"; it depends on a value in {r}" + (f": {r.reason}" if r.reason else "")
+            if source is not None and source not in seen and source.name in _LOOK_THROUGH:
+                seen.add(source)
+                pending.append(source)
+            elif source is not None and source.name == "arith.cmpi" and source not in seen:
+                seen.add(source)
+                pending.append(source)
+    return ""
 
 
 def _describe(key: Key) -> str:
@@ -203,7 +229,7 @@ def _select(rel: Relations, op: ir.Operation) -> Linear | str | None:
     if fa == fb:
         return fa
     return (f"`arith.select` at {_where(op)}: its condition is not decided "
-            + _because(rel, cond, op))
+            + _because(rel, cond, op) + _unbounded_source(rel, op))
 
 
 def _because(rel: Relations, cond: ir.Value, op: ir.Operation) -> str:
@@ -236,7 +262,8 @@ def _min_max(rel: Relations, op: ir.Operation) -> Linear | str | None:
     if all(f == forms[0] for f in forms):
         return forms[0]
     shown = ", ".join(f"{r}" + (f" ({r.reason})" if r.reason else "") for r in ranges)
-    return f"`{op.name}` at {_where(op)}: cannot tell which operand it picks (ranges {shown})"
+    return (f"`{op.name}` at {_where(op)}: cannot tell which operand it picks (ranges {shown})"
+            + _unbounded_source(rel, op))
 
 
 def _affine_apply(rel: Relations, op: ir.Operation) -> Linear | str | None:

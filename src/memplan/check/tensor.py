@@ -5,8 +5,9 @@
 - `state-append-copies` (warning): an `extract_slice` + `concat` + write-back
   append to a global state; IREE materialises the whole context and copies it
   every step. `memplan opt` rewrites it to an in-place insert of the new data.
-- `state-in-place-refused` (note): an append that `memplan opt` will leave alone,
-  and why.
+- `state-in-place-refused` (warning): an append that `memplan opt` leaves alone,
+  why, and what it costs per step (the concat's transient and the bytes it and the
+  write-back copy, at the largest sizes the shapes allow): the copy stays.
 
 These read the modules only (the matcher in analysis/state_append.py, not the rewrite).
 """
@@ -14,6 +15,7 @@ These read the modules only (the matcher in analysis/state_append.py, not the re
 from __future__ import annotations
 
 from ..analysis.access import written_constants
+from ..analysis.copies import append_cost
 from ..analysis.notes import diagnostic_at
 from ..analysis.state_append import Refusal, match_append
 from ..diagnostic import Diagnostic
@@ -38,8 +40,12 @@ def _append_diagnostics(concat, path: str) -> list[Diagnostic]:
     try:
         append = match_append(concat)
     except Refusal as refusal:
-        return [diagnostic_at("note", refusal.op, path, "state append left alone by "
-                              f"`memplan opt`: {refusal.reason}", "state-in-place-refused")]
+        cost = append_cost(concat)
+        at = "at the largest sizes the shapes allow" if cost.bound else "per step"
+        return [diagnostic_at("warning", refusal.op, path, "state append copies the whole "
+                              f"context every step ({cost.copied:,} B copied, "
+                              f"{cost.transient:,} B transient {at}); `memplan opt` leaves it "
+                              f"alone: {refusal.reason}", "state-in-place-refused")]
     if append is None:
         return []
     return [diagnostic_at("warning", append.write_back, path,

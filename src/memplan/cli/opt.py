@@ -48,6 +48,15 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    "in one runtime each: outputs and every mutable global must be equal")
     p.add_argument("--steps", type=non_negative_int, default=4,
                    help="calls for --check-state (default 4)")
+    p.add_argument("--inputs", metavar="FILE.npz",
+                   help="inputs for --check-state: arrays arg0, arg1, ... with a leading step "
+                   "axis (other arguments get random values)")
+    p.add_argument("--position", action="append", default=[], metavar="ARG[=START]",
+                   help="for --check-state: argument ARG (0-based) holds the step number, "
+                   "START + 0, 1, ... (a valid position for a KV-cache step); repeatable")
+    p.add_argument("--parameters", action="append", default=[], metavar="[SCOPE=]FILE.irpa",
+                   help="parameter archive for --check-state of a module whose globals are "
+                   "#flow.parameter.named (scope default: model); repeatable")
     p.add_argument("--place", action="store_true",
                    help="append the place pass: put every allocation in the target's stack, "
                    "pools or heap and write the placement into the IR (see `memplan place`)")
@@ -132,11 +141,13 @@ def check_run(originals: Sequence[MlirChunk], rewritten: str, values: dict[str, 
 def check_state(args: argparse.Namespace, originals: Sequence[MlirChunk],
                 chunks: Sequence[MlirChunk]) -> None:
     """Before and after called --steps times: same outputs and globals, else exit 1."""
-    from ..run.state_compare import compare_steps
+    from ..run.state_compare import compare_steps, parameter_archives, step_inputs
 
+    given = step_inputs(args.inputs, args.position)
+    archives = parameter_archives(args.parameters)
     for before, after in zip(originals, chunks, strict=True):
         result = compare_steps(before.module, after.module, args.check_state, args.steps,
-                               path=args.file)
+                               path=args.file, given=given, parameters=archives)
         globals_ = ", ".join(f"@{g} max diff {d:g}" for g, d in result.max_global_diff.items())
         print(f"memplan: @{args.check_state}: {args.steps} steps, outputs max diff "
               f"{result.max_output_diff:g}" + (f", {globals_}" if globals_ else ""),

@@ -62,12 +62,29 @@ def compile_to_stream(mlir_text: str, name: str = "<module>",
 class LoadedProgram:
     """One compiled module in one runtime context (state survives between calls)."""
 
-    def __init__(self, vmfb: bytes, driver: str = "local-sync", name: str = "<module>"):
-        self._context = iree_runtime.SystemContext(config=iree_runtime.Config(driver))
+    def __init__(self, vmfb: bytes, driver: str = "local-sync", name: str = "<module>",
+                 parameters: Sequence[tuple[str, str]] = ()):
+        """`parameters`: (scope, archive path) pairs for `#flow.parameter.named` globals."""
+        config = iree_runtime.Config(driver)
+        self._context = iree_runtime.SystemContext(config=config)
+        if parameters:
+            providers = []
+            for scope, path in parameters:
+                index = iree_runtime.ParameterIndex()
+                try:
+                    index.load(path)
+                except (OSError, RuntimeError, ValueError) as err:
+                    raise InputError(path, f"cannot read the parameter archive: {err}") from None
+                providers.append(index.create_provider(scope=scope))
+            self._context.add_vm_module(
+                iree_runtime.create_io_parameters_module(config.vm_instance, *providers))
         try:
             self._context.add_vm_module(
                 iree_runtime.VmModule.copy_buffer(self._context.instance, vmfb))
         except (ValueError, RuntimeError) as err:
+            if "io_parameters" in str(err):
+                raise InputError(name, "the module reads #flow.parameter.named globals; "
+                                 "give their archive (--parameters [SCOPE=]FILE.irpa)") from None
             # The runtime refuses what the compiler accepted (e.g. an executable with
             # imports no loader resolves): the program cannot be run here.
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
@@ -80,3 +97,19 @@ class LoadedProgram:
         results = result if isinstance(result, tuple | list) else (result,)
         return [np.asarray(r) for r in results if r is not None]
 
+
+
+def is_torch_dialect(mlir_text: str) -> bool:
+    """A torch-dialect module (what iree-turbine and torch-mlir write), before IREE's input
+    conversion."""
+    return "!torch.vtensor" in mlir_text or "torch.aten." in mlir_text
+
+
+def to_input_form(mlir_text: str, name: str = "<module>") -> str:
+    """IREE's input conversion (torch to linalg/tensor, exported entry points wrapped for
+    its ABI): what `iree-compile --compile-to=input` writes."""
+    try:
+        return iree_compiler.compile_str(
+            mlir_text, extra_args=["--compile-to=input"]).decode()
+    except iree_compiler.CompilerToolError as err:
+        raise _compile_error(name, err) from None
