@@ -1,0 +1,95 @@
+"""KV-cache updates as exporters write them: iree-turbine exports in three update styles,
+the distilled reproducer of issue 11, and IREE's figures for them.
+
+The `kv_export_*` files are a 1-layer decoder (hidden 32, 2 heads, context 16) built by
+benchmarks/kv_cache_export.py (`build`, `export_style`) and lowered with
+`iree-compile --compile-to=input`; `kv_export_concat.irpa` holds its parameters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from tensor_helpers import DATA, run_cli
+
+from memplan.analysis.copies import stream_counts
+from memplan.ir import load_mlir, parse_mlir
+from memplan.run.iree_exec import compile_to_stream, is_torch_dialect, to_input_form
+from memplan.run.state_compare import (
+    QUIET_FLAGS,
+    StepInputs,
+    argument_types,
+    compare_steps,
+    step_inputs,
+)
+from memplan.transforms import rewrite_inplace_state
+
+REPRO = DATA / "kv_cache_append_exported.mlir"
+
+
+def rewritten(path) -> tuple[object, object, list]:
+    before, after = load_mlir(path)[0], load_mlir(path)[0]
+    report = rewrite_inplace_state(after.module, after.path)
+    assert after.module.operation.verify()
+    return before, after, report
+
+
+def test_reproducer_is_rewritten_and_keeps_its_state_over_steps():
+    before, after, report = rewritten(REPRO)
+    assert len(report.rewritten) == 1 and not report.refused
+    assert "tensor.concat" not in str(after.module)
+    result = compare_steps(before.module, after.module, "step", steps=6,
+                           given=StepInputs(positions={0: 0}))
+    assert result.equal, result.mismatches
+
+
+def test_iree_makes_no_cache_sized_copy_after_the_rewrite():
+    _, after, _ = rewritten(REPRO)
+    streams = [parse_mlir(compile_to_stream(text, extra_flags=QUIET_FLAGS))
+               for text in (REPRO.read_text(), str(after.module))]
+    (old,), (new,) = (stream_counts(s, {"arg0": 511}) for s in streams)
+    # Before: the prefix (511 rows of 1 KiB) and the token go into the result, which is then
+    # written back whole (512 rows): all in `*_slow_memcpy` dispatches.
+    assert old.memcpy_bytes == 511 * 1024 + 1024 + 512 * 1024
+    # After: the token goes into the cache and the returned context is read out of it.
+    assert new.memcpy_bytes == 1024 + 512 * 1024
+    assert old.transient_bytes == new.transient_bytes == 0
+    # Without a position the dispatch sizes are unknown, not 0.
+    assert stream_counts(streams[0])[0].memcpy_bytes is None
+
+
+def test_iree_turbine_export_main_async_is_rewritten_and_checked_as_exported():
+    path = DATA / "kv_export_concat.mlir"
+    before, after, report = rewritten(path)
+    assert len(report.rewritten) == 2 and not report.refused  # the K and the V cache
+    types = [str(t) for t in argument_types(before.module, "main")]
+    assert types == ["tensor<1x32xf32>", "tensor<1xi64>"]  # through main -> main$async
+    result = compare_steps(before.module, after.module, "main", steps=5,
+                           given=StepInputs(positions={1: 0}),
+                           parameters=[("model", str(DATA / "kv_export_concat.irpa"))])
+    assert result.equal, result.mismatches
+    assert set(result.max_global_diff) == {"__auto.layers.0.k_cache",
+                                           "__auto.layers.0.v_cache"}
+
+
+def test_torch_dialect_export_is_converted_to_the_input_form():
+    text = (DATA / "kv_export_concat_torch.mlir").read_text()
+    assert is_torch_dialect(text)
+    converted = to_input_form(text)
+    assert not is_torch_dialect(converted) and "@main$async" in converted
+
+
+def test_styles_already_in_place_get_no_warning_and_no_rewrite(capsys):
+    for style in ("slice", "index_copy"):
+        path = DATA / f"kv_export_{style}.mlir"
+        _, _, report = rewritten(path)
+        assert not report.rewritten and not report.refused
+        code, out, _ = run_cli(["check", str(path), "--target", "x86_64"], capsys)
+        assert code == 0 and "state-append" not in out and "0 warning(s)" in out
+
+
+def test_step_inputs_from_npz_and_positions(tmp_path):
+    npz = tmp_path / "inputs.npz"
+    np.savez(npz, arg1=np.arange(3, dtype=np.int64).reshape(3, 1))
+    given = step_inputs(str(npz), ["0=5"])
+    assert given.steps_given() == 3 and given.positions == {0: 5}
+    assert list(given.arrays[1][2]) == [2]
