@@ -37,7 +37,7 @@ from memplan.ir import MlirChunk, parse_mlir
 from memplan.report.table import format_table
 from memplan.run.iree_exec import LoadedProgram, compile_to_stream, compile_to_vmfb, to_input_form
 from memplan.run.state_compare import GETTER_PREFIX, QUIET_FLAGS, mutable_globals, with_getters
-from memplan.transforms import rewrite_tensor_level
+from memplan.transforms.passes import TENSOR_PIPELINE, PassContext, parse_pipeline, run_pipeline
 
 STYLES = ("concat", "slice", "index_copy")
 
@@ -167,8 +167,9 @@ def run(style: str, layers: int, steps: int, repeats: int, workdir: Path) -> lis
     irpa = workdir / f"{style}-{layers}.irpa"
     exported = to_input_form(export_style(model, hidden, irpa), "<export>")
     module = parse_mlir(exported, "<export>")
-    report = rewrite_tensor_level(MlirChunk("<export>", 0, 1, module))
-    rewritten = sum(1 for d in report if d.code == "state-in-place")
+    report = run_pipeline([MlirChunk("<export>", 0, 1, module)],
+                          parse_pipeline(",".join(TENSOR_PIPELINE)), PassContext())
+    rewritten = sum(1 for d in report.rewritten if d.code == "state-in-place")
     positions = sorted({0, context // 2 - 1, context - 1})
     stages = [prepare(text, irpa, positions) for text in (exported, str(module))]
     same = step_both(stages, hidden, steps, context - 1, repeats)

@@ -22,6 +22,9 @@ _DEST_OPERAND = {
     "tensor.parallel_insert_slice": (1, True),
     "tensor.insert": (1, True),
     "tensor.scatter": (1, True),
+    # ins(%updates, %indices) outs(%original): the rows not scattered to are kept.
+    "iree_linalg_ext.scatter": (2, True),
+    "tm_tensor.scatter": (2, True),
     "memref.store": (1, False),
     "memref.copy": (1, False),
     "vector.store": (1, False),
@@ -52,12 +55,13 @@ def immutable_globals(module: ir.Module) -> set[str]:
 
 
 def is_linalg_structured(op: ir.Operation | ir.OpView) -> bool:
-    return op.name.startswith("linalg.") and hasattr(op.opview, "outputs")
+    # `.operation.name`: an OpView's `name` may be an attribute of the op (hal.tensor.import).
+    return op.operation.name.startswith("linalg.") and hasattr(op.opview, "outputs")
 
 
 def destination_operands(op: ir.Operation | ir.OpView) -> list[int]:
     """Operand numbers that op writes in place (its DPS destinations)."""
-    name = op.name
+    name = op.operation.name
     if is_linalg_structured(op):
         view = op.opview
         n_in = len(view.inputs)
@@ -79,6 +83,6 @@ def reads_destination(op: ir.Operation | ir.OpView, operand_number: int) -> bool
     only write.
     """
     if not is_linalg_structured(op):
-        return _DEST_OPERAND.get(op.name, (0, True))[1]
+        return _DEST_OPERAND.get(op.operation.name, (0, True))[1]
     block_args = op.regions[0].blocks[0].arguments
     return len(list(block_args[operand_number].uses)) > 0
