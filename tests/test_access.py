@@ -99,3 +99,20 @@ func.func @g(%out: memref<8xi32>, %in: memref<8xi32>) {
 def test_memref_stores_write_through_views():
     got = modes(chunk(MEMREF))
     assert got[("g", "%arg0")] == "write" and got[("g", "%arg1")] == "read"
+
+
+def test_scatter_writes_its_destination():
+    # index_copy_ as IREE's input conversion writes it: the cache rows not indexed are kept.
+    ch = chunk("""
+func.func @f(%cache: tensor<8x4xf32>, %rows: tensor<1x4xf32>, %at: tensor<1x1xi32>)
+    -> tensor<8x4xf32> {
+  %0 = iree_linalg_ext.scatter dimension_map = [0] unique_indices(true)
+      ins(%rows, %at : tensor<1x4xf32>, tensor<1x1xi32>) outs(%cache : tensor<8x4xf32>) {
+  ^bb0(%new: f32, %old: f32):
+    iree_linalg_ext.yield %new : f32
+  } -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}""")
+    got = modes(ch)  # arguments print by position
+    assert got[("f", "%arg0")] == "read-write"
+    assert got[("f", "%arg1")] == got[("f", "%arg2")] == "read"
