@@ -9,7 +9,7 @@ benchmarks/kv_cache_export.py (`build`, `export_style`) and lowered with
 from __future__ import annotations
 
 import numpy as np
-from tensor_helpers import DATA, run_cli
+from tensor_helpers import DATA, chunk, run_cli
 
 from memplan.analysis.copies import stream_counts
 from memplan.ir import load_mlir, parse_mlir
@@ -93,3 +93,40 @@ def test_step_inputs_from_npz_and_positions(tmp_path):
     given = step_inputs(str(npz), ["0=5"])
     assert given.steps_given() == 3 and given.positions == {0: 5}
     assert list(given.arrays[1][2]) == [2]
+
+
+FLOW = DATA / "flow_append.mlir"
+
+
+def test_flow_tensor_update_form_is_rewritten_and_iree_copies_only_the_new_row():
+    before, after, report = rewritten(FLOW)
+    assert len(report.rewritten) == 1 and not report.refused
+    text = str(after.module)
+    assert "flow.tensor.empty" not in text and "flow.tensor.slice" not in text
+    result = compare_steps(before.module, after.module, "step", steps=18)  # past the end too
+    assert result.equal, result.mismatches
+    streams = [parse_mlir(compile_to_stream(t, extra_flags=QUIET_FLAGS))
+               for t in (FLOW.read_text(), text)]
+    (old,), (new,) = (stream_counts(s, {"pos": 15}) for s in streams)
+    context = 16 * 2 * 4 * 4  # 16 positions of 2x4 f32
+    assert (old.transient_bytes, old.copied_bytes) == (context, 15 * 32 + 32 + context)
+    assert (new.transient_bytes, new.copied_bytes) == (0, 32)
+
+
+def test_flow_form_with_an_unrelated_context_length_is_refused():
+    text = FLOW.read_text().replace("%n = arith.addi %p, %c1 : index",
+                                    "%n = arith.addi %p, %c2 : index")
+    ch = chunk(text, "flow_append_off_by_one.mlir")
+    report = rewrite_inplace_state(ch.module, ch.path)
+    assert not report.rewritten
+    (note,) = report.refused
+    assert "is not provably the prefix length + 1 long: it is the prefix length + 2" in \
+        note.message
+
+
+def test_check_warns_exactly_where_opt_rewrites(capsys):
+    for path in (REPRO, FLOW, DATA / "kv_export_concat.mlir"):
+        code, out, _ = run_cli(["check", str(path), "--target", "x86_64"], capsys)
+        _, _, report = rewritten(path)
+        warned = out.count("state-append-copies") or out.count("writes only the new data")
+        assert code == 0 and warned == len(report.rewritten) > 0

@@ -151,8 +151,27 @@ class Relations:
         result = self.ranges.range_of(op.results[0])
         if result.bounded:
             return None
+        if op.name in ("arith.addi", "arith.subi") and self._sum_fits(op):
+            return None
         return (f"`{op.name}` at {_where(op)} may overflow: its range is {result}"
                 + (f" ({result.reason})" if result.reason else ""))
+
+    def _sum_fits(self, op: ir.Operation) -> bool:
+        """`a + b` (or `a - b`) cannot wrap: on each side either the bound is known and in
+        range, or the other operand pushes away from it (p + 1 with p <= 15 cannot
+        underflow, whatever p's lower bound)."""
+        width = int_width(op.results[0].type) or 64
+        low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
+        a, b = self._operand_ranges(op)
+        if op.name == "arith.subi":
+            b = Range(None if b.hi is None else -b.hi, None if b.lo is None else -b.lo)
+        up = (a.hi is not None and b.hi is not None and a.hi + b.hi <= high) or \
+            (a.hi is None and b.hi is not None and b.hi <= 0) or \
+            (b.hi is None and a.hi is not None and a.hi <= 0)
+        down = (a.lo is not None and b.lo is not None and a.lo + b.lo >= low) or \
+            (a.lo is None and b.lo is not None and b.lo >= 0) or \
+            (b.lo is None and a.lo is not None and a.lo >= 0)
+        return up and down
 
     def _operand_ranges(self, op: ir.Operation) -> list[Range]:
         return [self.ranges.range_at(v, op) for v in op.operands]

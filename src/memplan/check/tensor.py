@@ -3,8 +3,9 @@
 - `constant-written` (warning): a linalg op writes into a constant (its `outs`);
   IREE copies it every call, or fails to compile a small non-splat one.
 - `state-append-copies` (warning): an `extract_slice` + `concat` + write-back
-  append to a global state; IREE materialises the whole context and copies it
-  every step. `memplan opt` rewrites it to an in-place insert of the new data.
+  append to a global state (or its flow form, analysis/flow_append.py); IREE
+  materialises the whole context and copies it every step. `memplan opt` rewrites
+  it to an in-place insert of the new data.
 - `state-in-place-refused` (warning): an append that `memplan opt` leaves alone,
   why, and what it costs per step (the concat's transient and the bytes it and the
   write-back copy, at the largest sizes the shapes allow): the copy stays.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from ..analysis.access import written_constants
 from ..analysis.copies import append_cost
+from ..analysis.flow_append import match_flow_append
 from ..analysis.notes import diagnostic_at
 from ..analysis.state_append import Refusal, match_append
 from ..diagnostic import Diagnostic
@@ -33,7 +35,25 @@ def check_state_appends(context: CheckContext) -> list[Diagnostic]:
         for fn in functions(chunk.module):
             for concat in (op.opview for op in walk(fn) if op.name == "tensor.concat"):
                 diags += _append_diagnostics(concat, chunk.path)
+            for update in (op.opview for op in walk(fn) if op.name == "flow.tensor.update"):
+                diags += _flow_append_diagnostics(update, chunk.path)
     return diags
+
+
+def _flow_append_diagnostics(update, path: str) -> list[Diagnostic]:
+    try:
+        append = match_flow_append(update)
+    except Refusal as refusal:
+        return [diagnostic_at("warning", refusal.op, path, "state append assembles and writes "
+                              "back the whole context every step; `memplan opt` leaves it "
+                              f"alone: {refusal.reason}", "state-in-place-refused")]
+    if append is None:
+        return []
+    return [diagnostic_at("warning", append.write_back, path,
+                          f"append to @{append.global_name} assembles the context in a new "
+                          "buffer and writes it back whole: IREE copies it every step; "
+                          "`memplan opt` writes only the new data in place",
+                          "state-append-copies")]
 
 
 def _append_diagnostics(concat, path: str) -> list[Diagnostic]:

@@ -29,13 +29,19 @@ Other readers of the prefix after the concat read it as a slice of the updated
 state (the same values: the new data lands after the prefix). Created ops carry
 the location of the op they replace (the insert of the write-back, the slice of
 the concat, the prefix's slice).
+
+The same append in IREE's flow form (analysis/flow_append.py: the context
+assembled with `flow.tensor.empty` + `flow.tensor.update`s and written back whole)
+becomes `flow.tensor.update %new, %state[.., %pos, ..]` and a `flow.tensor.slice`
+of the updated state for the context's readers.
 """
 
 from __future__ import annotations
 
 from iree.compiler import ir
-from iree.compiler.dialects import arith, tensor
+from iree.compiler.dialects import arith, flow, tensor
 
+from ..analysis.flow_append import FlowAppend, match_flow_append
 from ..analysis.notes import diagnostic_at
 from ..analysis.state_append import Append, Entry, Refusal, match_append
 from ..diagnostic import Diagnostic
@@ -58,7 +64,48 @@ def rewrite_inplace_state(module: ir.Module, path: str = "<input>") -> RewriteRe
             concats = [op.opview for op in walk(fn) if op.name == "tensor.concat"]
             for concat in concats:
                 _rewrite_one(concat, path, report)
+            updates = [op.opview for op in walk(fn) if op.name == "flow.tensor.update"]
+            for update in updates:
+                _rewrite_flow_one(update, path, report)
     return report
+
+
+def _rewrite_flow_one(update: ir.OpView, path: str, report: RewriteReport) -> None:
+    try:
+        append = match_flow_append(update)
+    except Refusal as refusal:
+        report.add_refused(diagnostic_at("note", refusal.op, path,
+                                         f"state update left alone: {refusal.reason}", REFUSED))
+        return
+    if append is None:
+        return
+    where = source_loc(update, path)
+    _rewrite_flow(append)
+    report.add_rewritten(Diagnostic(
+        "remark", where, f"append to @{append.global_name} along dim {append.dim} now writes "
+        "only the new data in place; readers of the context read a slice of the state",
+        code=REWRITTEN))
+
+
+def _rewrite_flow(append: FlowAppend) -> None:
+    empty, assembled, ctx_op = append.assemble
+    full = shape_of(append.state.type)
+    index = ir.IndexType.get()
+    with ir.InsertionPoint(ctx_op), ctx_op.location:
+        zero = arith.ConstantOp(index, 0).result
+        starts = [zero] * len(full)
+        starts[append.dim] = append.pos
+        updated = flow.TensorUpdateOp(append.state, [], starts, append.new, []).result
+        # A tensor slice, not flow.tensor.slice: IREE fuses it into the dispatch that reads
+        # the context, where a flow slice is copied out into a transient first.
+        sizes: list[Entry] = list(full)  # type: ignore[arg-type]
+        sizes[append.dim] = append.length
+        context = _extract_slice(updated, [0] * len(full), sizes, append.context.type,
+                                 ctx_op.location)
+    append.context.replace_all_uses_except(context, append.write_back.operation)
+    append.write_back.result.replace_all_uses_with(updated)
+    for op in (append.write_back, ctx_op, assembled, empty, append.prefix):
+        op.operation.erase()
 
 
 def _rewrite_one(concat: ir.OpView, path: str, report: RewriteReport) -> None:
