@@ -80,3 +80,51 @@ def test_a_dispatch_result_inserted_alone_is_written_in_place():
     ch = load_mlir(DATA / "emplaced_insert.mlir")[0]
     ours, iree = figures(ch.module, {"pos": 3})
     assert ours["step"] == iree["step"] == (0, 0)
+
+
+ROPE = """
+func.func @rope(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %lo = tensor.extract_slice %x[0, 0, 0, 0] [1, 2, 8, 4] [1, 1, 1, 1]
+      : tensor<1x2x8x8xf32> to tensor<1x2x8x4xf32>
+  %hi = tensor.extract_slice %x[0, 0, 0, 4] [1, 2, 8, 4] [1, 1, 1, 1]
+      : tensor<1x2x8x8xf32> to tensor<1x2x8x4xf32>
+  %e = tensor.empty() : tensor<1x2x8x4xf32>
+  %neg = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>,
+                                          affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%hi : tensor<1x2x8x4xf32>) outs(%e : tensor<1x2x8x4xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %n = arith.negf %i : f32
+    linalg.yield %n : f32
+  } -> tensor<1x2x8x4xf32>
+  %cat = tensor.concat dim(3) %neg, %lo
+      : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x8xf32>
+  return %cat : tensor<1x2x8x8xf32>
+}
+"""
+
+
+def test_a_static_rope_concat_costs_what_iree_does_nothing():
+    ours, iree = figures(chunk(ROPE).module, {})
+    assert ours["rope"] == iree["rope"] == (0, 0)
+
+
+def test_exported_position_binds_sizes_and_main_is_charged_its_callee():
+    ch = load_mlir(DATA / "kv_export_concat.mlir")[0]
+    row = 16 * 2 * 16 * 4  # one cache (1x16x2x16xf32) at the last position
+    ours, iree = figures(ch.module, {"arg1": 15})
+    # K and V: each concat makes a transient of the context and copies it in, and the
+    # write-back copies it again.
+    assert ours["main$async"] == ours["main"] == (2 * row, 4 * row)
+    assert iree["main$async"] == iree["main"]  # the wrapper does no work of its own
+    assert iree["main"][1] == 4 * row + 8  # + the position, read back to the host
+
+
+def test_a_size_from_an_unbound_value_is_unknown_not_zero():
+    text = """
+func.func @f(%t: tensor<?x4xf32>, %u: tensor<1x4xf32>) -> tensor<?x4xf32> {
+  %cat = tensor.concat dim(0) %t, %u : (tensor<?x4xf32>, tensor<1x4xf32>) -> tensor<?x4xf32>
+  return %cat : tensor<?x4xf32>
+}"""
+    (estimate,) = estimate_copies(chunk(text).module)
+    assert estimate.transient_bytes is None and estimate.copied_bytes is None

@@ -1,8 +1,12 @@
 """Copy accounting: transient bytes and copied bytes a tensor program implies, per function.
 
 The tensor-level model (what bufferization of the program must do):
-- `tensor.concat` materialises its result: a transient of the result's size,
-  and every operand is copied into it (bytes = the result's size);
+- `tensor.concat` with a dynamically sized operand (a KV-cache prefix)
+  materialises its result: a transient of the result's size, and every operand
+  is copied into it (bytes = the result's size), as IREE 3.13 does with
+  `*_slow_memcpy` dispatches; a static concat (RoPE's `cat(-x2, x1)`) costs
+  nothing here, since IREE fuses it with its producers into one dispatch that
+  writes the result (measured: 0 B transient and copied);
 - `tensor.insert_slice` copies its source into the destination (the source's
   bytes) unless a linalg op produces the source for this insert alone (it then
   writes the slice directly, as IREE emplaces dispatch results); when the
@@ -26,12 +30,13 @@ operands). A function that only calls others (the `main` wrapper IREE adds aroun
 Dynamic sizes are evaluated at given values (`at={"seq_step": 511}` binds the
 index global `@seq_step`, `arg0` a function argument, or the first element of a
 tensor argument such as an exported position `tensor<1xi64>`); an unbound size is
-taken at the maximum its shape allows and the estimate says so (`bound`).
+taken at the maximum its shape allows and the estimate says so (`bound`); a size
+with no bound at all is unknown (None), never counted as 0.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from math import prod
 
@@ -53,7 +58,7 @@ from ..ir.walk import (
 @dataclass(frozen=True)
 class CopyItem:
     kind: str  # "transient" | "copy"
-    bytes: int
+    bytes: int | None  # None: a size memplan cannot evaluate (never counted as 0)
     op: str
     location: SourceLoc | None
     why: str
@@ -68,12 +73,19 @@ class CopyEstimate:
     unknown_types: tuple[str, ...] = ()
 
     @property
-    def transient_bytes(self) -> int:
-        return sum(i.bytes for i in self.items if i.kind == "transient")
+    def transient_bytes(self) -> int | None:
+        return _total(i.bytes for i in self.items if i.kind == "transient")
 
     @property
-    def copied_bytes(self) -> int:
-        return sum(i.bytes for i in self.items if i.kind == "copy")
+    def copied_bytes(self) -> int | None:
+        return _total(i.bytes for i in self.items if i.kind == "copy")
+
+
+def _total(sizes: Iterable[int | None]) -> int | None:
+    total: int | None = 0
+    for size in sizes:
+        total = None if total is None or size is None else total + size
+    return total
 
 
 @dataclass
@@ -254,15 +266,17 @@ class _Sizer:
         self.bound = False
         self.unknown_types: set[str] = set()  # element types with no known size
 
-    def bytes(self, value: ir.Value) -> int:
+    def bytes(self, value: ir.Value) -> int | None:
         dims = [self.extent(value, d) for d in range(len(shape_of(value.type)))]
         element = shaped_element_bytes(value.type)
         if element is None:
             self.unknown_types.add(str(ir.ShapedType(value.type).element_type))
             return 0
-        return prod(dims) * element
+        if None in dims:
+            return None
+        return prod(dims) * element  # type: ignore[arg-type]
 
-    def extent(self, value: ir.Value, dim: int) -> int:
+    def extent(self, value: ir.Value, dim: int) -> int | None:
         static = shape_of(value.type)[dim]
         if static is not None:
             return static
@@ -274,28 +288,30 @@ class _Sizer:
             along = ir.IntegerAttr(op.attributes["dim"]).value
             parts = list(op.operands)
             if along == dim:
-                return self._clamp(value, dim, sum(self.extent(p, dim) for p in parts))
+                return self._clamp(value, dim, _total(self.extent(p, dim) for p in parts))
             return self.extent(parts[0], dim)
         if name == "tensor.insert_slice":
             return self.extent(op.operands[1], dim)
         if op is not None and t.is_linalg_structured(op):
             index = next(i for i, r in enumerate(op.results) if r == value)
             return self.extent(op.opview.outputs[index], dim)
-        self.bound = True
-        return 0  # unknown and unbounded: counted as nothing, flagged
+        return None  # unknown and unbounded: shown as unknown, never as 0
 
-    def _clamp(self, value: ir.Value, dim: int, size: int) -> int:
-        """A value inserted into a static destination is no larger than it."""
+    def _clamp(self, value: ir.Value, dim: int, size: int | None) -> int | None:
+        """A value inserted into a static destination is no larger than it (an unknown size
+        is then taken at that bound)."""
         for use in value.uses:
             owner = use.owner.operation
             if owner.name == "tensor.insert_slice" and use.operand_number == 0:
                 dest = shape_of(owner.operands[1].type)
                 limit = dest[dim] if len(dest) == len(shape_of(value.type)) else None
                 if limit is not None:
-                    size = min(size, limit)
+                    if size is None:
+                        self.bound = True
+                    size = limit if size is None else min(size, limit)
         return size
 
-    def _entry(self, entry: int | ir.Value, source: ir.Value, dim: int) -> int:
+    def _entry(self, entry: int | ir.Value, source: ir.Value, dim: int) -> int | None:
         if isinstance(entry, int):
             return entry
         value = eval_index(entry, self.at)
@@ -307,9 +323,33 @@ class _Sizer:
 
 def estimate_copies(module: ir.Module, path: str = "<input>",
                     at: Mapping[str, int] | None = None) -> list[CopyEstimate]:
-    """Per function, the transients and copies the tensor program implies."""
+    """Per function, the transients and copies the tensor program implies; a function is
+    charged what the functions it calls do as well (as IREE's figures are, see
+    `stream_counts`: the exported `main` wrapper does no work of its own)."""
     immutable = t.immutable_globals(module)
-    return [_estimate_function(fn, path, at or {}, immutable) for fn in functions(module)]
+    own = {symbol_name(fn): _estimate_function(fn, path, at or {}, immutable)
+           for fn in functions(module)}
+    calls = {symbol_name(fn): [ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+                               for op in walk(fn) if op.name in ("util.call", "func.call")]
+             for fn in functions(module)}
+    return [_estimate_with_callees(name, own, calls, set()) for name in own]
+
+
+def _estimate_with_callees(name: str, own: dict[str, CopyEstimate],
+                           calls: dict[str, list[str]], active: set[str]) -> CopyEstimate:
+    mine = own[name]
+    if not calls[name] or name in active:
+        return mine
+    active = active | {name}
+    total = CopyEstimate(name, list(mine.items), mine.bound, mine.unknown_types)
+    for callee in calls[name]:
+        if callee in own:
+            part = _estimate_with_callees(callee, own, calls, active)
+            total.items += part.items
+            total.bound = total.bound or part.bound
+            total.unknown_types = tuple(sorted(set(total.unknown_types) |
+                                               set(part.unknown_types)))
+    return total
 
 
 def _estimate_function(fn: ir.Operation, path: str, at: Mapping[str, int],
@@ -325,10 +365,16 @@ def _estimate_function(fn: ir.Operation, path: str, at: Mapping[str, int],
 
 
 def _op_costs(op: ir.Operation, sizer: _Sizer, immutable: set[str]
-              ) -> list[tuple[str, int, str]]:
+              ) -> list[tuple[str, int | None, str]]:
     """(kind, bytes, why) of the transients and copies `op` implies."""
     name = op.name
     if name == "tensor.concat":
+        if all(None not in shape_of(v.type) for v in op.operands):
+            # RoPE's cat(-x2, x1): IREE 3.13 fuses a static concat and its producers into
+            # one dispatch that writes the result; no transient, nothing counted as a copy.
+            return []
+        # A dynamically sized operand (a KV-cache prefix) is moved by `*_slow_memcpy`
+        # dispatches into a transient of the result.
         size = sizer.bytes(op.results[0])
         return [("transient", size, "concat materialises its result"),
                 ("copy", size, "concat copies its operands in")]
@@ -513,8 +559,8 @@ def _plus(total: int | None, size: int | None) -> int | None:
 class AppendCost:
     """What one append that stays a concat + write-back costs per step."""
 
-    transient: int
-    copied: int
+    transient: int | None  # None: a size memplan cannot evaluate
+    copied: int | None
     bound: bool  # sizes taken at the largest the shapes allow
 
 
@@ -522,13 +568,9 @@ def append_cost(concat: ir.OpView, at: Mapping[str, int] | None = None) -> Appen
     """Transient and copied bytes of `concat` and of the inserts of its result (the
     write-back), at `at` (else at the largest sizes the shapes allow)."""
     sizer = _Sizer(at or {})
-    ops = [concat] + [use.owner.opview for use in concat.results[0].uses
-                      if use.owner.name == "tensor.insert_slice" and use.operand_number == 0]
-    transient = copied = 0
-    for op in ops:
-        for kind, size, _ in _op_costs(op, sizer, set()):
-            if kind == "transient":
-                transient += size
-            else:
-                copied += size
-    return AppendCost(transient, copied, sizer.bound)
+    ops = [concat.operation] + [use.owner.operation for use in concat.results[0].uses
+                                if use.owner.name == "tensor.insert_slice"
+                                and use.operand_number == 0]
+    costs = [(kind, size) for op in ops for kind, size, _ in _op_costs(op, sizer, set())]
+    return AppendCost(_total(s for k, s in costs if k == "transient"),
+                      _total(s for k, s in costs if k == "copy"), sizer.bound)

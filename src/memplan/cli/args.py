@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..analysis.ranges import Assumption
 from ..errors import InputError
+from ..ir import MlirChunk
 
 # Integers a command line may give: what fits a signed 64-bit index.
 INT_LIMIT = 2**63
@@ -108,3 +110,19 @@ def inputs_of(args: argparse.Namespace) -> list[Path]:
 
 def assumptions_of(args: argparse.Namespace) -> list[Assumption]:
     return [parse_assumption(text) for text in args.assume]
+
+
+def load_input(path: str) -> list[MlirChunk]:
+    """The file's modules. A torch-dialect export (iree-turbine, torch-mlir) is first lowered
+    by IREE's input conversion, as `iree-compile --compile-to=input` does; its diagnostics
+    then cite the converted text, named `PATH (input form)`."""
+    from ..ir import load_mlir
+    from ..ir.load import new_context, parse_chunks, read_mlir_text
+    from ..run.iree_exec import is_torch_dialect, to_input_form
+
+    text = read_mlir_text(path)
+    if not is_torch_dialect(text):
+        return load_mlir(path)
+    print(f"memplan: {path}: torch dialect, lowered by IREE's input conversion first "
+          "(iree-compile --compile-to=input)", file=sys.stderr)
+    return parse_chunks(to_input_form(text, path), f"{path} (input form)", new_context())

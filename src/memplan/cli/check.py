@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .args import add_mlir_input_arguments, assumptions_of
+from .args import add_mlir_input_arguments, assumptions_of, load_input
 
 EXIT_1 = "any error diagnostic"
 
@@ -27,7 +27,6 @@ def run(args: argparse.Namespace) -> int:
     from ..analysis.ranges import check_assumptions
     from ..check import CheckContext, run_checks
     from ..diagnostic import count_errors
-    from ..ir import load_mlir
     from ..report.access_report import access_json, format_access
     from ..report.census_report import (
         check_json,
@@ -43,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     assumptions = assumptions_of(args)
     target = load_target(args.target)
-    chunks = load_mlir(args.file)
+    chunks = load_input(args.file)
     check_assumptions(assumptions, chunks)
     census = [a for chunk in chunks for a in take_census(chunk, assumptions)]
     context = CheckContext(census, target, args.file, chunks)
@@ -65,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     # Memref-level programs have no tensor facts worth a table (their checks say it all).
     if any(a.type.startswith("tensor<") for a in accesses):
         parts.append(format_access(accesses))
-    if any(r.transient or r.copied for r in copies):
+    if any(r.transient != 0 or r.copied != 0 for r in copies):
         parts.append("copies per call, before and after `memplan opt`:\n"
                      + format_copy_table(copies, iree=False).rstrip())
     if context.kernels:

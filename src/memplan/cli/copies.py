@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from ..ir import MlirChunk
-from .args import parse_values
+from .args import load_input, parse_values
 
 EXIT_1 = None  # a report: no budget to break
 
@@ -30,11 +30,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..ir import load_mlir
     from ..report.copies_report import copy_json, format_copy_table
 
     at = parse_values("--at", args.at, "NAME=INTEGER")
-    rows = copy_rows(load_mlir(args.file), at, iree=not args.no_iree)
+    rows = copy_rows(load_input(args.file), at, iree=not args.no_iree)
     if args.json:
         print(json.dumps(copy_json(rows), indent=2))
     else:

@@ -13,6 +13,7 @@ from .args import (
     add_mlir_input_arguments,
     assumptions_of,
     inputs_of,
+    load_input,
     non_negative_int,
     parse_values,
 )
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from ..analysis.census import take_census
     from ..analysis.ranges import check_assumptions
     from ..diagnostic import count_errors
-    from ..ir import clone_chunks, load_mlir
+    from ..ir import clone_chunks
     from ..ir.print import print_chunks
     from ..place.budgets import stack_frames
     from ..report.census_report import format_frames
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     passes = parse_pipeline(args.passes or ",".join(DEFAULT_PIPELINE))
     if args.place and not any(isinstance(p, PlaceBuffers) for p in passes):
         passes.append(PlaceBuffers())
-    chunks = load_mlir(args.file)
+    chunks = load_input(args.file)
     check_assumptions(assumptions, chunks)
     originals = clone_chunks(chunks) if args.check_state or args.check_run else []
     report = run_pipeline(chunks, passes, PassContext(target, tuple(assumptions)))

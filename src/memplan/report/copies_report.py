@@ -25,8 +25,8 @@ class Stage(StrEnum):
 class CopyRow:
     function: str
     stage: Stage
-    transient: int
-    copied: int
+    transient: int | None  # None: a size memplan cannot evaluate
+    copied: int | None
     bound: bool  # a dynamic size was taken at its shape's maximum
     iree_transient: int | None = None
     iree_copied: int | None = None
@@ -42,7 +42,8 @@ def format_copy_table(rows: list[CopyRow], iree: bool = True) -> str:
     body = []
     for r in rows:
         mark = "*" if r.bound else ""
-        line: list[object] = [r.function, r.stage, f"{r.transient:,}{mark}", f"{r.copied:,}{mark}"]
+        line: list[object] = [r.function, r.stage, _n(r.transient, None) + mark,
+                              _n(r.copied, None) + mark]
         if iree:
             line += [_n(r.iree_transient, r.iree_error), _n(r.iree_copied, r.iree_error),
                      _n(r.iree_constant_copied, r.iree_error)]
@@ -50,6 +51,9 @@ def format_copy_table(rows: list[CopyRow], iree: bool = True) -> str:
     text = format_table(headers, body, right_align=[False, False] + [True] * (len(headers) - 2))
     if any(r.bound for r in rows):
         text += "\n* a dynamic size was taken at the maximum its shape allows (use --at)"
+    if any(v is None for r in rows for v in (r.transient, r.copied, r.iree_transient,
+                                             r.iree_copied) if not r.iree_error):
+        text += "\n? a size that depends on a value not given (use --at); not counted as 0"
     errors = sorted({r.iree_error for r in rows if r.iree_error})
     return text + "".join(f"\n{e}" for e in errors) + "\n"
 
