@@ -44,7 +44,7 @@ from iree.compiler import ir
 
 from ..ir import SourceLoc, ops, source_loc
 from ..ir import tensor_ops as t
-from ..ir.types import DYNAMIC, shape_of, shaped_element_bytes
+from ..ir.types import DYNAMIC, is_ranked_tensor, shape_of, shaped_element_bytes
 from ..ir.walk import (
     defining_op,
     functions,
@@ -376,8 +376,18 @@ def _op_costs(op: ir.Operation, sizer: _Sizer, immutable: set[str]
         # A dynamically sized operand (a KV-cache prefix) is moved by `*_slow_memcpy`
         # dispatches into a transient of the result.
         size = sizer.bytes(op.results[0])
-        return [("transient", size, "concat materialises its result"),
-                ("copy", size, "concat copies its operands in")]
+        copy = ("copy", size, "concat copies its operands in")
+        if _returned(op.results[0]):
+            return [copy]  # built in the function's result buffer: no transient
+        return [("transient", size, "concat materialises its result"), copy]
+    if name in ops.RETURN_OPS:
+        # A result that is a view of module state is copied out into its own buffer.
+        return [("copy", sizer.bytes(v), "a view of a global is returned: copied out")
+                for v in op.operands if is_ranked_tensor(v) and _views_state(v)]
+    if name == "tensor.extract" and _first_element_argument(op) is not None:
+        # A scalar the host needs (an exported position) is read back from the device.
+        return [("copy", shaped_element_bytes(op.operands[0].type), "element read back to "
+                 "the host")]
     if name == "tensor.insert_slice":
         source, dest = op.operands[0], op.operands[1]
         costs = []
@@ -394,6 +404,26 @@ def _op_costs(op: ir.Operation, sizer: _Sizer, immutable: set[str]
         return [("copy", sizer.bytes(out), "written constant is copied into the result")
                 for out in op.opview.outputs if _is_nonsplat_constant(out, immutable)]
     return []
+
+
+def _returned(value: ir.Value) -> bool:
+    return any(use.owner.name in ops.RETURN_OPS for use in value.uses)
+
+
+def _views_state(value: ir.Value) -> bool:
+    """Whether `value` is (a view of) a global's contents, as loaded or as updated."""
+    op = defining_op(value)
+    while op is not None:
+        if op.name in ops.GLOBAL_LOAD_OPS:
+            return True
+        if op.name in ops.TENSOR_VIEW_OPS:
+            op = defining_op(op.operands[0])
+        elif op.name in ("tensor.insert_slice", "flow.tensor.update"):
+            op = defining_op(op.operands[1] if op.name == "tensor.insert_slice"
+                             else op.opview.target)
+        else:
+            return False
+    return False
 
 
 def _produced_in_place(source: ir.Value) -> bool:

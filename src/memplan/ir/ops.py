@@ -62,6 +62,9 @@ REGION_EXIT_OPS = frozenset({
     "gpu.return", "util.return", "bufferization.to_tensor",
 })
 
+# Function returns: their operands become the caller's (or an exported call's) results.
+RETURN_OPS = frozenset({"func.return", "util.return"})
+
 CONSTANT_OPS = frozenset({"arith.constant", "util.unfoldable_constant"})
 # Loads of globals that may be stored (module state), and of all globals.
 STATE_LOAD_OPS = frozenset({"util.global.load", "ml_program.global_load"})

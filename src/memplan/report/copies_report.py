@@ -51,8 +51,9 @@ def format_copy_table(rows: list[CopyRow], iree: bool = True) -> str:
     text = format_table(headers, body, right_align=[False, False] + [True] * (len(headers) - 2))
     if any(r.bound for r in rows):
         text += "\n* a dynamic size was taken at the maximum its shape allows (use --at)"
-    if any(v is None for r in rows for v in (r.transient, r.copied, r.iree_transient,
-                                             r.iree_copied) if not r.iree_error):
+    shown = [(r.transient, r.copied) + ((r.iree_transient, r.iree_copied)
+                                         if iree and not r.iree_error else ()) for r in rows]
+    if any(v is None for values in shown for v in values):
         text += "\n? a size that depends on a value not given (use --at); not counted as 0"
     errors = sorted({r.iree_error for r in rows if r.iree_error})
     return text + "".join(f"\n{e}" for e in errors) + "\n"
