@@ -124,7 +124,7 @@ def test_exported_position_binds_sizes_and_main_is_charged_its_callee():
 
 
 def test_returning_a_view_of_the_state_copies_it_out_in_both_counts():
-    ch = load_mlir(DATA / "kv_cache_append_exported.mlir")[0]
+    ch = load_mlir(DATA / "cases" / "kv_cache_append_exported.mlir")[0]
     rewrite_inplace_state(ch.module, ch.path)
     ours, iree = figures(ch.module, {"arg0": 511})
     # The token into the cache, the context (a slice of it) out to the caller, and the

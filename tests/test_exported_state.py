@@ -23,7 +23,7 @@ from memplan.run.state_compare import (
 )
 from memplan.transforms import rewrite_inplace_state
 
-REPRO = DATA / "kv_cache_append_exported.mlir"
+REPRO = DATA / "cases" / "kv_cache_append_exported.mlir"
 
 
 def rewritten(path) -> tuple[object, object, list]:

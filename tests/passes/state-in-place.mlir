@@ -195,8 +195,8 @@ func.func @wrong_length(%new: tensor<1x4xf32>, %p: index) -> tensor<?x4xf32> {
   %prefix = tensor.extract_slice %s[0, 0] [%p, 4] [1, 1] : tensor<16x4xf32> to tensor<?x4xf32>
   %cat = tensor.concat dim(0) %prefix, %new : (tensor<?x4xf32>, tensor<1x4xf32>) -> tensor<?x4xf32>
   %len = arith.addi %p, %c2 : index
-  // DIAG-NEXT: mlir:[[# @LINE + 2]]:10: note: state update left alone: the write-back sizes into @cache are not
-  // DIAG-SAME: the prefix's plus the new data
+  // DIAG-NEXT: mlir:[[# @LINE + 2]]:10: note: state update left alone: the write-back length of @cache along
+  // DIAG-SAME: dim 0 is not provably the prefix length + 1: it is the prefix length + 2
   %upd = tensor.insert_slice %cat into %s[0, 0] [%len, 4] [1, 1] : tensor<?x4xf32> into tensor<16x4xf32>
   util.global.store %upd, @cache : tensor<16x4xf32>
   return %cat : tensor<?x4xf32>
@@ -316,5 +316,118 @@ func.func @never_written_back(%new: tensor<1x4xf32>, %p: index) -> tensor<?x4xf3
   %prefix = tensor.extract_slice %s[0, 0] [%p, 4] [1, 1] : tensor<16x4xf32> to tensor<?x4xf32>
   %cat = tensor.concat dim(0) %prefix, %new : (tensor<?x4xf32>, tensor<1x4xf32>) -> tensor<?x4xf32>
   return %cat : tensor<?x4xf32>
+}
+
+// -----
+
+// As iree-turbine exports it: the prefix length is torch's normalisation of the position
+// p (clamp to [0, 16]) and the write-back length the same clamp of p + 1, computed apart;
+// p is bounded only by cf.assert. Under 0 <= p <= 15 the second is the first plus 1.
+// CHECK-LABEL: func.func @exported(
+// CHECK-SAME:      %[[POS_T:.*]]: tensor<1xi64>, %[[TOKEN:.*]]: tensor<1x1x4xf32>)
+// CHECK:         %[[START:.*]] = arith.maxsi
+// CHECK-NEXT:    %[[UPDATED:.*]] = tensor.insert_slice %[[TOKEN]] into %{{.*}}[0, %[[START]], 0] [1, 1, 4] [1, 1, 1]
+// CHECK-NOT:     tensor.concat
+// CHECK:         util.global.store %[[UPDATED]], @pos_cache
+util.global private mutable @pos_cache = dense<0.0> : tensor<1x16x4xf32>
+func.func @exported(%pos_t: tensor<1xi64>, %new: tensor<1x1x4xf32>) -> tensor<1x?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %cm1 = arith.constant -1 : index
+  %c0_i64 = arith.constant 0 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c15_i64 = arith.constant 15 : i64
+  %p = tensor.extract %pos_t[%c0] : tensor<1xi64>
+  %ge = arith.cmpi sge, %p, %c0_i64 : i64
+  cf.assert %ge, "u0 >= 0"
+  %le = arith.cmpi sle, %p, %c15_i64 : i64
+  cf.assert %le, "u0 <= 15"
+  %s = util.global.load @pos_cache : tensor<1x16x4xf32>
+  %0 = arith.index_cast %p : i64 to index
+  %1 = arith.cmpi slt, %0, %c0 : index
+  %2 = arith.addi %0, %c16 : index
+  %3 = arith.select %1, %2, %0 : index
+  %4 = arith.cmpi slt, %3, %c0 : index
+  %5 = arith.select %4, %cm1, %3 : index
+  %6 = arith.minsi %5, %c16 : index
+  %start = arith.maxsi %6, %c0 : index
+  %prefix = tensor.extract_slice %s[0, 0, 0] [1, %start, 4] [1, 1, 1] : tensor<1x16x4xf32> to tensor<1x?x4xf32>
+  %cat = tensor.concat dim(1) %prefix, %new : (tensor<1x?x4xf32>, tensor<1x1x4xf32>) -> tensor<1x?x4xf32>
+  %q = arith.addi %p, %c1_i64 : i64
+  %10 = arith.index_cast %q : i64 to index
+  %11 = arith.cmpi slt, %10, %c0 : index
+  %12 = arith.addi %10, %c16 : index
+  %13 = arith.select %11, %12, %10 : index
+  %14 = arith.cmpi slt, %13, %c0 : index
+  %15 = arith.select %14, %cm1, %13 : index
+  %16 = arith.minsi %15, %c16 : index
+  %end = arith.maxsi %16, %c0 : index
+  // DIAG: mlir:[[# @LINE + 1]]:10: remark: append to @pos_cache along dim 1 now writes only the new data
+  %upd = tensor.insert_slice %cat into %s[0, 0, 0] [1, %end, 4] [1, 1, 1] : tensor<1x?x4xf32> into tensor<1x16x4xf32>
+  util.global.store %upd, @pos_cache : tensor<1x16x4xf32>
+  return %cat : tensor<1x?x4xf32>
+}
+
+// -----
+
+// The same without the upper bound: at p = 16 both lengths clamp to 16, so the write-back
+// is not the prefix plus the token; refused, saying where the proof stopped.
+// CHECK-LABEL: func.func @unbounded(
+// CHECK:         tensor.concat
+// CHECK:         tensor.insert_slice
+util.global private mutable @open_cache = dense<0.0> : tensor<1x16x4xf32>
+func.func @unbounded(%pos_t: tensor<1xi64>, %new: tensor<1x1x4xf32>) -> tensor<1x?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c1_i64 = arith.constant 1 : i64
+  %p = tensor.extract %pos_t[%c0] : tensor<1xi64>
+  %s = util.global.load @open_cache : tensor<1x16x4xf32>
+  %0 = arith.index_cast %p : i64 to index
+  %1 = arith.minsi %0, %c16 : index
+  %start = arith.maxsi %1, %c0 : index
+  %prefix = tensor.extract_slice %s[0, 0, 0] [1, %start, 4] [1, 1, 1] : tensor<1x16x4xf32> to tensor<1x?x4xf32>
+  %cat = tensor.concat dim(1) %prefix, %new : (tensor<1x?x4xf32>, tensor<1x1x4xf32>) -> tensor<1x?x4xf32>
+  %q = arith.addi %p, %c1_i64 : i64
+  %2 = arith.index_cast %q : i64 to index
+  %3 = arith.minsi %2, %c16 : index
+  %end = arith.maxsi %3, %c0 : index
+  // DIAG-NEXT: mlir:[[# @LINE + 2]]:10: note: state update left alone: the write-back length of @open_cache along dim 1 is not
+  // DIAG-SAME: provably the prefix length + 1:
+  %upd = tensor.insert_slice %cat into %s[0, 0, 0] [1, %end, 4] [1, 1, 1] : tensor<1x?x4xf32> into tensor<1x16x4xf32>
+  util.global.store %upd, @open_cache : tensor<1x16x4xf32>
+  return %cat : tensor<1x?x4xf32>
+}
+
+// -----
+
+// IREE's flow form (#16128 after global optimisation): the context is assembled in a new
+// buffer and written back whole. Only the token is written, at the prefix's end; the
+// context's reader reads a slice of the updated state.
+// CHECK-LABEL: func.func @flow_form(
+// CHECK-SAME:      %[[TOKEN:.*]]: tensor<1x1x4xf32>, %{{.*}}: index)
+// CHECK:         %[[P:.*]] = arith.minsi
+// CHECK:         %[[CACHE:.*]] = util.global.load @flow_cache
+// CHECK-NOT:     flow.tensor.empty
+// CHECK:         %[[UPDATED:.*]] = flow.tensor.update %[[TOKEN]], %[[CACHE]][%{{.*}}, %[[P]], %{{.*}}]
+// CHECK-NEXT:    %[[CONTEXT:.*]] = tensor.extract_slice %[[UPDATED]][0, 0, 0] [1, %{{.*}}, 4]
+// CHECK:         util.global.store %[[UPDATED]], @flow_cache
+// CHECK-NEXT:    return %[[CONTEXT]]
+util.global private mutable @flow_cache = dense<0.0> : tensor<1x16x4xf32>
+func.func @flow_form(%new: tensor<1x1x4xf32>, %p0: index) -> tensor<1x?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c15 = arith.constant 15 : index
+  %p = arith.minsi %p0, %c15 : index
+  %n = arith.addi %p, %c1 : index
+  %s = util.global.load @flow_cache : tensor<1x16x4xf32>
+  %prefix = flow.tensor.slice %s[%c0, %c0, %c0 for %c1, %p, %c4] : tensor<1x16x4xf32> -> tensor<1x?x4xf32>{%p}
+  %empty = flow.tensor.empty : tensor<1x?x4xf32>{%n}
+  %a = flow.tensor.update %prefix, %empty[%c0, %c0, %c0] : tensor<1x?x4xf32>{%p} -> %empty as tensor<1x?x4xf32>{%n}
+  %ctx = flow.tensor.update %new, %a[%c0, %p, %c0] : tensor<1x1x4xf32> -> %a as tensor<1x?x4xf32>{%n}
+  // DIAG: mlir:[[# @LINE + 1]]:10: remark: append to @flow_cache along dim 1 now writes only the new data
+  %upd = flow.tensor.update %ctx, %s[%c0, %c0, %c0] : tensor<1x?x4xf32>{%n} -> %s as tensor<1x16x4xf32>
+  util.global.store %upd, @flow_cache : tensor<1x16x4xf32>
+  return %ctx : tensor<1x?x4xf32>
 }
 // DIAG-NOT: {{(remark|note|warning|error)}}:

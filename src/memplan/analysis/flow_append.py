@@ -59,9 +59,9 @@ def _all_zero(values: list[ir.Value]) -> bool:
     return all(t.as_int(v) == 0 for v in values)
 
 
-def match_flow_append(write_back: ir.OpView) -> FlowAppend | None:
+def match_flow_append(write_back: ir.OpView, path: str = "<input>") -> FlowAppend | None:
     """The append written back by `write_back` (a flow.tensor.update); None if it is not
-    one, Refusal if it is unsafe."""
+    one, Refusal if it is unsafe (`path` names the input in the reasons)."""
     state = write_back.target
     load = defining_op(state)
     if load is None or load.name not in ops.STATE_LOAD_OPS:
@@ -85,7 +85,7 @@ def match_flow_append(write_back: ir.OpView) -> FlowAppend | None:
         raise Refusal(write_back, f"the prefix of @{name}, its copy or the write-back does "
                       "not start at 0")
     dim, pos = _prefix_dim(prefix, state, name)
-    relations = Relations(RangeAnalysis(function_of(write_back.operation)))
+    relations = Relations(RangeAnalysis(function_of(write_back.operation)), path)
     starts = list(ctx_op.start_indices)
     if not (relations.equal(starts[dim], pos) and
             all(t.as_int(s) == 0 for i, s in enumerate(starts) if i != dim)):
@@ -103,7 +103,7 @@ def match_flow_append(write_back: ir.OpView) -> FlowAppend | None:
     length = list(empty.result_dims)[0]
     diff = relations.difference(length, pos)
     if diff.offset != new_len:
-        why = diff.reason if diff.offset is None else f"it is the prefix length + {diff.offset}"
+        why = relations.explain(length, pos, new_len)
         raise Refusal(ctx_op, f"the context of @{name} is not provably the prefix length + "
                       f"{new_len} long: {why}")
     for use in state.uses:

@@ -25,11 +25,11 @@ relation that does not hold says why.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from iree.compiler import ir
 
+from ..ir.source import source_loc
 from ..ir.types import int_width
 from ..ir.walk import defining_op
 from .ranges import Range, RangeAnalysis
@@ -86,8 +86,13 @@ _STRUCTURAL = ("arith.", "index.", "affine.apply", "affine.min", "affine.max", "
 class Relations:
     """Linear forms of the integer values of one function (memoised)."""
 
-    def __init__(self, ranges: RangeAnalysis):
+    def __init__(self, ranges: RangeAnalysis, path: str = "<input>",
+                 ignore_overflow: bool = False):
+        """`path`: the input's name (a `SourceName` for a chunk), for the lines reasons cite.
+        `ignore_overflow` (unsound: only to word a refusal) reads through any add or mul."""
         self.ranges = ranges
+        self.path = path
+        self.ignore_overflow = ignore_overflow
         self._forms: dict[ir.Value, Linear] = {}
         self._why: dict[Key, str] = {}  # why an atom could not be looked through
 
@@ -100,8 +105,19 @@ class Relations:
         # The first side's atoms first: the reason names where `a` stopped being readable.
         ordered = [key for form in (fa, fb) for key, _ in form.terms if key in left]
         reasons = [self._why[key] for key in ordered if key in self._why]
-        names = ", ".join(_describe(key) for key, _ in delta.terms)
+        names = ", ".join(_describe(key, self.path) for key, _ in delta.terms)
         return Difference(None, reasons[0] if reasons else f"{names} is not related to the other")
+
+    def explain(self, a: ir.Value | int, b: ir.Value | int, want: int) -> str:
+        """Why `a - b` is not provably `want`: the offset it has if that is a different
+        constant (even when overflow was what stopped the proof), else the reason."""
+        diff = self.difference(a, b)
+        if diff.offset is not None:
+            return f"it is the prefix length + {diff.offset}"
+        loose = Relations(self.ranges, self.path, ignore_overflow=True).difference(a, b)
+        if loose.offset is not None and loose.offset != want:
+            return f"it is the prefix length + {loose.offset}"
+        return diff.reason or "no relation found"
 
     def equal(self, a: ir.Value | int, b: ir.Value | int) -> bool:
         return self.difference(a, b).offset == 0
@@ -148,12 +164,14 @@ class Relations:
 
     def _no_overflow(self, op: ir.Operation) -> str | None:
         """None when the result provably fits its type; else why it may not."""
+        if self.ignore_overflow:
+            return None
         result = self.ranges.range_of(op.results[0])
         if result.bounded:
             return None
         if op.name in ("arith.addi", "arith.subi") and self._sum_fits(op):
             return None
-        return (f"`{op.name}` at {_where(op)} may overflow: its range is {result}"
+        return (f"`{op.name}` at {_where(op, self.path)} may overflow: its range is {result}"
                 + (f" ({result.reason})" if result.reason else ""))
 
     def _sum_fits(self, op: ir.Operation) -> bool:
@@ -177,9 +195,9 @@ class Relations:
         return [self.ranges.range_at(v, op) for v in op.operands]
 
 
-def _where(op: ir.Operation) -> str:
-    match = re.search(r":(\d+):(\d+)", str(op.location))
-    return f"line {match.group(1)}" if match else "an unknown place"
+def _where(op: ir.Operation, path: str) -> str:
+    loc = source_loc(op, path)
+    return f"line {loc.line}" if loc is not None else "an unknown place"
 
 
 def _unbounded_source(rel: Relations, op: ir.Operation) -> str:
@@ -202,11 +220,12 @@ def _unbounded_source(rel: Relations, op: ir.Operation) -> str:
     return ""
 
 
-def _describe(key: Key) -> str:
+def _describe(key: Key, path: str) -> str:
     if isinstance(key, tuple):
         return f"the result of `{key[0]}`"
     op = defining_op(key)  # type: ignore[arg-type]
-    return f"the result of `{op.name}` at {_where(op)}" if op is not None else "an argument"
+    return (f"the result of `{op.name}` at {_where(op, path)}" if op is not None
+            else "an argument")
 
 
 # --- transfer functions: a Linear, or the reason (or None) the op stays an atom -------
@@ -233,9 +252,9 @@ def _cast(rel: Relations, op: ir.Operation) -> Linear | str | None:
     width_in, width_out = int_width(source.type) or 64, int_width(op.results[0].type) or 64
     src = rel.ranges.range_at(source, op)
     if op.name in ("arith.index_castui", "arith.extui") and not _non_negative(src):
-        return f"`{op.name}` at {_where(op)} of a value that may be negative ({src})"
+        return f"`{op.name}` at {_where(op, rel.path)} of a value that may be negative ({src})"
     if width_out < width_in and not rel.ranges.range_of(op.results[0]).bounded:
-        return f"`{op.name}` at {_where(op)} may not keep the value"
+        return f"`{op.name}` at {_where(op, rel.path)} may not keep the value"
     return rel.form(source)
 
 
@@ -247,7 +266,7 @@ def _select(rel: Relations, op: ir.Operation) -> Linear | str | None:
     fa, fb = rel.form(a), rel.form(b)
     if fa == fb:
         return fa
-    return (f"`arith.select` at {_where(op)}: its condition is not decided "
+    return (f"`arith.select` at {_where(op, rel.path)}: its condition is not decided "
             + _because(rel, cond, op) + _unbounded_source(rel, op))
 
 
@@ -267,7 +286,7 @@ def _min_max(rel: Relations, op: ir.Operation) -> Linear | str | None:
     ranges = rel._operand_ranges(op)
     unsigned = op.name in ("arith.minui", "arith.maxui")
     if unsigned and not all(_non_negative(r) for r in ranges):
-        return f"`{op.name}` at {_where(op)} of values that may be negative"
+        return f"`{op.name}` at {_where(op, rel.path)} of values that may be negative"
     smaller_wins = op.name in ("arith.minsi", "arith.minui")
     for i, r in enumerate(ranges):
         others = [o for j, o in enumerate(ranges) if j != i]
@@ -281,8 +300,8 @@ def _min_max(rel: Relations, op: ir.Operation) -> Linear | str | None:
     if all(f == forms[0] for f in forms):
         return forms[0]
     shown = ", ".join(f"{r}" + (f" ({r.reason})" if r.reason else "") for r in ranges)
-    return (f"`{op.name}` at {_where(op)}: cannot tell which operand it picks (ranges {shown})"
-            + _unbounded_source(rel, op))
+    return (f"`{op.name}` at {_where(op, rel.path)}: cannot tell which operand it picks "
+            f"(ranges {shown})" + _unbounded_source(rel, op))
 
 
 def _affine_apply(rel: Relations, op: ir.Operation) -> Linear | str | None:
@@ -292,7 +311,7 @@ def _affine_apply(rel: Relations, op: ir.Operation) -> Linear | str | None:
     operands = [rel.form(v) for v in op.operands]
     form = _affine_form(amap.results[0], operands[:amap.n_dims], operands[amap.n_dims:])
     if form is None:
-        return f"`affine.apply` at {_where(op)} is not linear"
+        return f"`affine.apply` at {_where(op, rel.path)} is not linear"
     why = rel._no_overflow(op)
     return why if why else form
 

@@ -50,8 +50,9 @@ class Append:
     pos: Entry  # size of the prefix along dim = where the new data goes
 
 
-def match_append(concat: ir.OpView) -> Append | None:
-    """The append rooted at `concat`; None if it is not one, Refusal if it is unsafe."""
+def match_append(concat: ir.OpView, path: str = "<input>") -> Append | None:
+    """The append rooted at `concat`; None if it is not one, Refusal if it is unsafe
+    (`path` names the input in the reasons)."""
     operands = list(concat.operation.operands)
     prefix = defining_op(operands[0])
     if prefix is None or prefix.name != "tensor.extract_slice":
@@ -70,7 +71,7 @@ def match_append(concat: ir.OpView) -> Append | None:
         raise Refusal(concat, f"@{name} has a dynamic shape")
     pos = _check_prefix(prefix, dim, name)
     function = function_of(concat.operation)
-    relations = Relations(RangeAnalysis(function)) if function is not None else None
+    relations = Relations(RangeAnalysis(function), path) if function is not None else None
     _check_write_back(write_back, prefix, concat, dim, pos, name, relations)
     _check_no_other_readers(state, prefix, write_back, name)
     return Append(name, state, prefix, concat, write_back, dim, pos)
@@ -129,7 +130,7 @@ def _check_write_back(write_back: ir.OpView, prefix: ir.OpView, concat: ir.OpVie
                       "plus the new data")
     diff = relations.difference(sizes[dim], pos)
     if diff.offset != new:
-        why = diff.reason if diff.offset is None else f"it is the prefix length + {diff.offset}"
+        why = relations.explain(sizes[dim], pos, new)
         raise Refusal(write_back, f"the write-back length of @{name} along dim {dim} is not "
                       f"provably the prefix length + {new}: {why}")
 
@@ -146,9 +147,14 @@ def same_value(a: Entry, b: Entry, depth: int = 0) -> bool:
         return False
     # Two pure ops with the same name, attributes and (equal) operands give the same value.
     return (x.name == y.name and x.name in ops.PURE_INDEX_OPS
-            and len(x.operands) == len(y.operands) and str(x.attributes) == str(y.attributes)
+            and len(x.operands) == len(y.operands) and _attributes(x) == _attributes(y)
             and all(same_value(u, v, depth + 1)
                     for u, v in zip(x.operands, y.operands, strict=True)))
+
+
+def _attributes(op: ir.Operation) -> dict[str, str]:
+    # By name and printed value: the attribute map itself prints as a Python object.
+    return {name: str(op.attributes[name]) for name in op.attributes}
 
 
 def _new_length(concat: ir.OpView, dim: int) -> int | None:

@@ -42,7 +42,7 @@ def check_state_appends(context: CheckContext) -> list[Diagnostic]:
 
 def _flow_append_diagnostics(update, path: str) -> list[Diagnostic]:
     try:
-        append = match_flow_append(update)
+        append = match_flow_append(update, path)
     except Refusal as refusal:
         return [diagnostic_at("warning", refusal.op, path, "state append assembles and writes "
                               "back the whole context every step; `memplan opt` leaves it "
@@ -58,7 +58,7 @@ def _flow_append_diagnostics(update, path: str) -> list[Diagnostic]:
 
 def _append_diagnostics(concat, path: str) -> list[Diagnostic]:
     try:
-        append = match_append(concat)
+        append = match_append(concat, path)
     except Refusal as refusal:
         cost = append_cost(concat)
         at = "at the largest sizes the shapes allow" if cost.bound else "per step"

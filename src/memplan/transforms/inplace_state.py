@@ -72,7 +72,7 @@ def rewrite_inplace_state(module: ir.Module, path: str = "<input>") -> RewriteRe
 
 def _rewrite_flow_one(update: ir.OpView, path: str, report: RewriteReport) -> None:
     try:
-        append = match_flow_append(update)
+        append = match_flow_append(update, path)
     except Refusal as refusal:
         report.add_refused(diagnostic_at("note", refusal.op, path,
                                          f"state update left alone: {refusal.reason}", REFUSED))
@@ -110,7 +110,7 @@ def _rewrite_flow(append: FlowAppend) -> None:
 
 def _rewrite_one(concat: ir.OpView, path: str, report: RewriteReport) -> None:
     try:
-        append = match_append(concat)
+        append = match_append(concat, path)
     except Refusal as refusal:
         report.add_refused(diagnostic_at("note", refusal.op, path,
                                             f"state update left alone: {refusal.reason}",

@@ -21,19 +21,20 @@ module {
     %7 = arith.select %6, %c-1, %5 : index
     %8 = arith.minsi %7, %c512 : index
     %9 = arith.maxsi %8, %c0 : index
-    %extracted_slice = tensor.extract_slice %k_cache[0, 0, 0, 0] [1, %9, 4, 64] [1, 1, 1, 1] : tensor<1x512x4x64xf32> to tensor<1x?x4x64xf32>
-    %concat = tensor.concat dim(1) %extracted_slice, %arg1 : (tensor<1x?x4x64xf32>, tensor<1x1x4x64xf32>) -> tensor<1x?x4x64xf32>
-    %10 = arith.addi %extracted, %c1_i64 : i64
-    %11 = arith.index_cast %10 : i64 to index
-    %12 = arith.cmpi slt, %11, %c0 : index
-    %13 = arith.addi %11, %c512 : index
-    %14 = arith.select %12, %13, %11 : index
-    %15 = arith.cmpi slt, %14, %c0 : index
-    %16 = arith.select %15, %c-1, %14 : index
-    %17 = arith.minsi %16, %c512 : index
-    %18 = arith.maxsi %17, %c0 : index
-    %inserted_slice = tensor.insert_slice %concat into %k_cache[0, 0, 0, 0] [1, %18, 4, 64] [1, 1, 1, 1] : tensor<1x?x4x64xf32> into tensor<1x512x4x64xf32>
+    %inserted_slice = tensor.insert_slice %arg1 into %k_cache[0, %9, 0, 0] [1, 1, 4, 64] [1, 1, 1, 1] : tensor<1x1x4x64xf32> into tensor<1x512x4x64xf32>
+    %c1 = arith.constant 1 : index
+    %10 = arith.addi %9, %c1 : index
+    %extracted_slice = tensor.extract_slice %inserted_slice[0, 0, 0, 0] [1, %10, 4, 64] [1, 1, 1, 1] : tensor<1x512x4x64xf32> to tensor<1x?x4x64xf32>
+    %11 = arith.addi %extracted, %c1_i64 : i64
+    %12 = arith.index_cast %11 : i64 to index
+    %13 = arith.cmpi slt, %12, %c0 : index
+    %14 = arith.addi %12, %c512 : index
+    %15 = arith.select %13, %14, %12 : index
+    %16 = arith.cmpi slt, %15, %c0 : index
+    %17 = arith.select %16, %c-1, %15 : index
+    %18 = arith.minsi %17, %c512 : index
+    %19 = arith.maxsi %18, %c0 : index
     util.global.store %inserted_slice, @k_cache : tensor<1x512x4x64xf32>
-    return %concat : tensor<1x?x4x64xf32>
+    return %extracted_slice : tensor<1x?x4x64xf32>
   }
 }
