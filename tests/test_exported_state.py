@@ -130,3 +130,15 @@ def test_check_warns_exactly_where_opt_rewrites(capsys):
         _, _, report = rewritten(path)
         warned = out.count("state-append-copies") or out.count("writes only the new data")
         assert code == 0 and warned == len(report.rewritten) > 0
+
+
+def test_cli_checks_an_export_as_exported_and_asks_for_missing_parameters(capsys, tmp_path):
+    path, irpa = DATA / "kv_export_concat.mlir", DATA / "kv_export_concat.irpa"
+    out = str(tmp_path / "out.mlir")
+    code, _, err = run_cli(["opt", str(path), "--target", "x86_64", "-o", out,
+                            "--check-state", "main", "--steps", "3", "--position", "1"], capsys)
+    assert code == 2 and "give their archive (--parameters" in err
+    code, _, err = run_cli(["opt", str(path), "--target", "x86_64", "-o", out, "--check-state",
+                            "main", "--steps", "3", "--position", "1", "--parameters",
+                            f"model={irpa}"], capsys)
+    assert code == 0 and "@main: 3 steps, outputs max diff 0" in err

@@ -109,7 +109,9 @@ def to_input_form(mlir_text: str, name: str = "<module>") -> str:
     """IREE's input conversion (torch to linalg/tensor, exported entry points wrapped for
     its ABI): what `iree-compile --compile-to=input` writes."""
     try:
+        # No debug locations: they would name IREE's `<stdin>`, not the user's file.
         return iree_compiler.compile_str(
-            mlir_text, extra_args=["--compile-to=input"]).decode()
+            mlir_text, extra_args=["--compile-to=input"],
+            output_mlir_debuginfo=False).decode()
     except iree_compiler.CompilerToolError as err:
         raise _compile_error(name, err) from None

@@ -179,7 +179,7 @@ def compare_steps(before: ir.Module, after: ir.Module, function: str, steps: int
     if available is not None and available < steps:
         raise InputError(path, f"the inputs hold {available} steps, {steps} were asked for")
     programs = [LoadedProgram(compile_to_vmfb(with_getters(m), label, QUIET_FLAGS),
-                              parameters=parameters)
+                              parameters=parameters, name=path)
                 for m, label in ((before, "input (before memplan opt)"),
                                      (after, "output (after memplan opt)"))]
     names = [name for name, _, _ in mutable_globals(before)]
