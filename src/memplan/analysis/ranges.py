@@ -45,10 +45,10 @@ from ..ir.types import int_width
 from ..ir.walk import (
     block_argument_owner,
     defining_op,
+    dominates,
     enclosing_loops,
     functions,
     is_inside,
-    parent_op,
     symbol_name,
     walk,
 )
@@ -346,21 +346,6 @@ def _same_value_chain(value: ir.Value) -> list[ir.Value]:
         chain.append(op.operands[0])
         op = defining_op(op.operands[0])
     return chain
-
-
-def dominates(first: ir.Operation, user: ir.Operation) -> bool:
-    """Whether `first` runs before `user` on every path to it (structured regions: `first`
-    is earlier in a block that holds `user` or an ancestor of it, or in its region's entry
-    block)."""
-    block = first.block
-    current: ir.Operation | None = user
-    while current is not None and current.name not in FUNCTION_OPS:
-        if current.block == block:
-            return current != first and first.is_before_in_block(current)
-        if current.block.region.blocks[0] == block:
-            return True
-        current = parent_op(current)
-    return False
 
 
 def _fit(result: Range, width: int | None, what: str) -> Range:

@@ -33,45 +33,46 @@ def check_state_appends(context: CheckContext) -> list[Diagnostic]:
     diags = []
     for chunk in context.chunks:
         for fn in functions(chunk.module):
-            for concat in (op.opview for op in walk(fn) if op.name == "tensor.concat"):
-                diags += _append_diagnostics(concat, chunk.path)
-            for update in (op.opview for op in walk(fn) if op.name == "flow.tensor.update"):
-                diags += _flow_append_diagnostics(update, chunk.path)
+            for root_name, match, does in _FORMS:
+                for root in [op.opview for op in walk(fn) if op.name == root_name]:
+                    diags += _append_diagnostics(root, chunk.path, match, does)
     return diags
 
 
-def _flow_append_diagnostics(update, path: str) -> list[Diagnostic]:
+# The op an append is rooted at, its matcher, and what the append does every step.
+_FORMS = (
+    ("tensor.concat", match_append, "concatenates and writes back the whole context"),
+    ("flow.tensor.update", match_flow_append,
+     "assembles the context in a new buffer and writes it back whole"),
+)
+
+
+def _append_diagnostics(root, path: str, match, does: str) -> list[Diagnostic]:
     try:
-        append = match_flow_append(update, path)
+        append = match(root, path)
     except Refusal as refusal:
-        return [diagnostic_at("warning", refusal.op, path, "state append assembles and writes "
-                              "back the whole context every step; `memplan opt` leaves it "
+        return [diagnostic_at("warning", refusal.op, path, "state append copies the whole "
+                              f"context every step{_cost(root)}; `memplan opt` leaves it "
                               f"alone: {refusal.reason}", "state-in-place-refused")]
     if append is None:
         return []
     return [diagnostic_at("warning", append.write_back, path,
-                          f"append to @{append.global_name} assembles the context in a new "
-                          "buffer and writes it back whole: IREE copies it every step; "
+                          f"append to @{append.global_name} {does}: IREE copies it every step; "
                           "`memplan opt` writes only the new data in place",
                           "state-append-copies")]
 
 
-def _append_diagnostics(concat, path: str) -> list[Diagnostic]:
-    try:
-        append = match_append(concat, path)
-    except Refusal as refusal:
-        cost = append_cost(concat)
-        at = "at the largest sizes the shapes allow" if cost.bound else "per step"
-        return [diagnostic_at("warning", refusal.op, path, "state append copies the whole "
-                              f"context every step ({cost.copied:,} B copied, "
-                              f"{cost.transient:,} B transient {at}); `memplan opt` leaves it "
-                              f"alone: {refusal.reason}", "state-in-place-refused")]
-    if append is None:
-        return []
-    return [diagnostic_at("warning", append.write_back, path,
-                          f"append to @{append.global_name} concatenates and writes back the "
-                          "whole context: IREE copies it every step; `memplan opt` writes only "
-                          "the new data in place", "state-append-copies")]
+def _cost(root) -> str:
+    """` (N B copied, M B transient ...)` for a concat; the flow form is not estimated."""
+    if root.operation.name != "tensor.concat":
+        return ""
+    cost = append_cost(root)
+    at = "at the largest sizes the shapes allow" if cost.bound else "per step"
+    return f" ({_bytes(cost.copied)} copied, {_bytes(cost.transient)} transient {at})"
+
+
+def _bytes(size: int | None) -> str:
+    return "an unknown number of B" if size is None else f"{size:,} B"
 
 
 TENSOR_CHECKS = [check_constant_writes, check_state_appends]

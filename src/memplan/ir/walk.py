@@ -192,3 +192,18 @@ def int_constant(value: ir.Value) -> int | None:
         return None
     attr = op.attributes["value"]
     return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
+
+
+def dominates(first: ir.Operation, user: ir.Operation) -> bool:
+    """Whether `first` runs before `user` on every path to it (structured regions: `first`
+    is earlier in a block that holds `user` or an ancestor of it, or in its region's entry
+    block)."""
+    block = first.block
+    current: ir.Operation | None = user
+    while current is not None and current.name not in FUNCTION_OPS:
+        if current.block == block:
+            return current != first and first.is_before_in_block(current)
+        if current.block.region.blocks[0] == block:
+            return True
+        current = parent_op(current)
+    return False

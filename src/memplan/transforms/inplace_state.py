@@ -38,6 +38,9 @@ of the updated state for the context's readers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from iree.compiler import ir
 from iree.compiler.dialects import arith, flow, tensor
 
@@ -61,29 +64,36 @@ def rewrite_inplace_state(module: ir.Module, path: str = "<input>") -> RewriteRe
     report = RewriteReport()
     with module.context:
         for fn in functions(module):
-            concats = [op.opview for op in walk(fn) if op.name == "tensor.concat"]
-            for concat in concats:
-                _rewrite_one(concat, path, report)
-            updates = [op.opview for op in walk(fn) if op.name == "flow.tensor.update"]
-            for update in updates:
-                _rewrite_flow_one(update, path, report)
+            for form in _FORMS:
+                for root in [op.opview for op in walk(fn) if op.name == form.root]:
+                    _rewrite_one(form, root, path, report)
     return report
 
 
-def _rewrite_flow_one(update: ir.OpView, path: str, report: RewriteReport) -> None:
+@dataclass(frozen=True)
+class _Form:
+    """One spelling of the append: the op it is rooted at, its matcher and its rewrite."""
+
+    root: str
+    match: Callable[[ir.OpView, str], Append | FlowAppend | None]
+    rewrite: Callable[..., None]
+    readers: str  # who reads a slice of the state afterwards
+
+
+def _rewrite_one(form: _Form, root: ir.OpView, path: str, report: RewriteReport) -> None:
     try:
-        append = match_flow_append(update, path)
+        append = form.match(root, path)
     except Refusal as refusal:
         report.add_refused(diagnostic_at("note", refusal.op, path,
                                          f"state update left alone: {refusal.reason}", REFUSED))
         return
     if append is None:
         return
-    where = source_loc(update, path)
-    _rewrite_flow(append)
+    where = source_loc(append.write_back, path)  # before the op is replaced
+    form.rewrite(append)
     report.add_rewritten(Diagnostic(
         "remark", where, f"append to @{append.global_name} along dim {append.dim} now writes "
-        "only the new data in place; readers of the context read a slice of the state",
+        f"only the new data in place; readers of the {form.readers} read a slice of the state",
         code=REWRITTEN))
 
 
@@ -106,24 +116,6 @@ def _rewrite_flow(append: FlowAppend) -> None:
     append.write_back.result.replace_all_uses_with(updated)
     for op in (append.write_back, ctx_op, assembled, empty, append.prefix):
         op.operation.erase()
-
-
-def _rewrite_one(concat: ir.OpView, path: str, report: RewriteReport) -> None:
-    try:
-        append = match_append(concat, path)
-    except Refusal as refusal:
-        report.add_refused(diagnostic_at("note", refusal.op, path,
-                                            f"state update left alone: {refusal.reason}",
-                                            REFUSED))
-        return
-    if append is None:
-        return
-    where = source_loc(append.write_back, path)  # before the op is replaced
-    _rewrite(append)
-    report.add_rewritten(Diagnostic(
-        "remark", where, f"append to @{append.global_name} along dim {append.dim} now writes "
-        "only the new data in place; readers of the concatenation read a slice of the state",
-        code=REWRITTEN))
 
 
 # --- rewriting --------------------------------------------------------------------
@@ -217,3 +209,7 @@ def _extract_slice(source: ir.Value, offsets: list[Entry], sizes: list[Entry],
     with loc:
         return tensor.ExtractSliceOp(result_type, source, dyn_off, dyn_size, [], st_off,
                                      st_size, [1] * len(offsets)).result
+
+
+_FORMS = (_Form("tensor.concat", match_append, _rewrite, "concatenation"),
+          _Form("flow.tensor.update", match_flow_append, _rewrite_flow, "context"))
