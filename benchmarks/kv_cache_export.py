@@ -8,7 +8,8 @@ are module buffers, in three update styles:
 - `concat`: `k = cat([k_cache[:, :p], k_new], 1); k_cache[:, :p + 1] = k` (the
   append the issue reports; attention reads `k`);
 - `slice`: `k_cache[:, p:p + 1] = k_new`, attention reads `k_cache[:, :p + 1]`;
-- `index_copy`: `k_cache.index_copy_(1, pos, k_new)`, attention reads the prefix.
+- `index_copy`: `k_cache.index_copy_(1, pos, k_new)`, attention reads the prefix;
+- `index_put`: `k_cache[:, pos] = k_new` with the position tensor as index.
 
 Each is exported as users do (iree-turbine `aot.export`, parameters and caches
 externalised as named parameters), lowered to IREE's input form
@@ -45,7 +46,7 @@ from memplan.run.iree_exec import LoadedProgram, compile_to_stream, compile_to_v
 from memplan.run.state_compare import GETTER_PREFIX, QUIET_FLAGS, mutable_globals, with_getters
 from memplan.transforms.passes import TENSOR_PIPELINE, PassContext, parse_pipeline, run_pipeline
 
-STYLES = ("concat", "slice", "index_copy")
+STYLES = ("concat", "slice", "index_copy", "index_put")
 
 
 class Attention(nn.Module):
@@ -76,6 +77,9 @@ class Attention(nn.Module):
             if self.style == "slice":
                 self.k_cache[:, p:p + 1] = k
                 self.v_cache[:, p:p + 1] = v
+            elif self.style == "index_put":
+                self.k_cache[:, pos] = k
+                self.v_cache[:, pos] = v
             else:
                 self.k_cache.index_copy_(1, pos, k)
                 self.v_cache.index_copy_(1, pos, v)

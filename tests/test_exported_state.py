@@ -79,7 +79,7 @@ def test_torch_dialect_export_is_converted_to_the_input_form():
 
 
 def test_styles_already_in_place_get_no_warning_and_no_rewrite(capsys):
-    for style in ("slice", "index_copy"):
+    for style in ("slice", "index_copy", "index_put"):
         path = DATA / f"kv_export_{style}.mlir"
         _, _, report = rewritten(path)
         assert not report.rewritten and not report.refused
