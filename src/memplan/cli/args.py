@@ -105,7 +105,10 @@ def inputs_of(args: argparse.Namespace) -> list[Path]:
     from ..targets.load import target_file
 
     target = target_file(args.target) if getattr(args, "target", None) else None
-    return [Path(args.file)] + ([target] if target else [])
+    # `opt --check-state` also reads step inputs and parameter archives.
+    extra = ([args.inputs] if getattr(args, "inputs", None) else []) + \
+        [item.partition("=")[2] or item for item in getattr(args, "parameters", None) or []]
+    return [Path(args.file)] + ([target] if target else []) + [Path(p) for p in extra]
 
 
 def assumptions_of(args: argparse.Namespace) -> list[Assumption]:
