@@ -141,3 +141,15 @@ func.func @f(%t: tensor<?x4xf32>, %u: tensor<1x4xf32>) -> tensor<?x4xf32> {
 }"""
     (estimate,) = estimate_copies(chunk(text).module)
     assert estimate.transient_bytes is None and estimate.copied_bytes is None
+
+
+def test_an_argument_dimension_binds_with_at():
+    text = """
+func.func @grow(%x: tensor<?x4xf32>, %y: tensor<1x4xf32>) -> tensor<?x4xf32> {
+  %cat = tensor.concat dim(0) %x, %y : (tensor<?x4xf32>, tensor<1x4xf32>) -> tensor<?x4xf32>
+  return %cat : tensor<?x4xf32>
+}"""
+    ours, iree = figures(chunk(text).module, {"arg0.dim0": 7})
+    assert ours["grow"] == iree["grow"] == (0, 8 * 16)  # built in the result: 7 + 1 rows
+    ours, iree = figures(chunk(text).module, {})
+    assert ours["grow"] == (0, None) and iree["grow"][1] is None  # unknown, not 0

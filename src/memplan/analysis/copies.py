@@ -29,7 +29,8 @@ operands). A function that only calls others (the `main` wrapper IREE adds aroun
 
 Dynamic sizes are evaluated at given values (`at={"seq_step": 511}` binds the
 index global `@seq_step`, `arg0` a function argument, or the first element of a
-tensor argument such as an exported position `tensor<1xi64>`); an unbound size is
+tensor argument such as an exported position `tensor<1xi64>`, `arg0.dim1` dimension 1
+of a tensor argument, through `tensor.dim` or `hal.buffer_view.dim`); an unbound size is
 taken at the maximum its shape allows and the estimate says so (`bound`); a size
 with no bound at all is unknown (None), never counted as 0.
 """
@@ -159,6 +160,14 @@ def eval_index(value: ir.Value, at: Mapping[str, int], depth: int = 0) -> int | 
     if name in _ELEMENT_LOADS:
         argument = _first_element_argument(op)
         return None if argument is None else at.get(f"arg{argument}")
+    if name == "tensor.dim":
+        index = eval_index(op.operands[1], {}, depth + 1)
+        argument = _argument_behind(op.operands[0], 0)
+        return None if index is None or argument is None else at.get(f"arg{argument}.dim{index}")
+    if name == "hal.buffer_view.dim":
+        argument = _argument_behind(op.operands[0], 0)
+        index = ir.IntegerAttr(op.attributes["index"]).value
+        return None if argument is None else at.get(f"arg{argument}.dim{index}")
     return None
 
 
@@ -295,6 +304,9 @@ class _Sizer:
         if op is not None and t.is_linalg_structured(op):
             index = next(i for i, r in enumerate(op.results) if r == value)
             return self.extent(op.opview.outputs[index], dim)
+        argument = _argument_behind(value, 0)
+        if argument is not None:  # an argument's dynamic dimension: `--at argN.dimD=V`
+            return self.at.get(f"arg{argument}.dim{dim}")
         return None  # unknown and unbounded: shown as unknown, never as 0
 
     def _clamp(self, value: ir.Value, dim: int, size: int | None) -> int | None:

@@ -22,8 +22,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                             "`iree-compile --compile-to=stream` allocates and copies.")
     c.add_argument("file", help="MLIR file")
     c.add_argument("--at", action="append", default=[], metavar="NAME=VALUE",
-                   help="value of an index global (seq_step=511) or argument (arg0=3) for "
-                   "dynamic sizes; default: the maximum the shape allows")
+                   help="value of an index global (seq_step=511), an argument (arg0=3), the "
+                   "first element of a tensor argument (an exported position: arg1=511) or a "
+                   "tensor argument's dimension (arg0.dim1=37) for dynamic sizes; default: the "
+                   "maximum the shape allows, or unknown (?)")
     c.add_argument("--no-iree", action="store_true", help="skip iree-compile")
     c.add_argument("--json", action="store_true", help="print JSON instead of text")
     c.set_defaults(run=run)
