@@ -3,8 +3,8 @@
 `iree-compile`/`mlir-opt` with `--mlir-print-ir-after=PASS` (or `-after-all`,
 `-before...`) write the IR once per pass run, each time behind a header:
 
-    // -----// IR Dump After HoistStaticallyBoundAllocationsPass: iree-codegen-hoist-statically-bound-allocations{vscale-max=0} //----- //
-    // -----// IR Dump After CSE (cse) //----- //                  (older MLIR)
+    // -----// IR Dump After CSEPass: cse //----- //
+    // -----// IR Dump After CSE (cse) //----- //         (older MLIR)
 
 The same functions appear once per snapshot, so the file is not one module:
 each snapshot is parsed on its own (no "redefinition of symbol"). Compiler
