@@ -7,7 +7,8 @@ trunci; `affine.apply/min/max` (their maps evaluated over intervals);
 induction variables of `scf.for`, `scf.parallel`, `scf.forall` and `affine.for` (from lower
 bound, upper bound and step, nested loops included); function arguments bounded
 by the user (`Assumption`, or an argument attribute `{memplan.max = N}` /
-`{memplan.min = N}`).
+`{memplan.min = N}`); `vector.vscale`, bounded by `--vscale-max` (`VscaleBound`), else
+the function's `vscale_range` or an SVE target in the IR (`ir.target_attrs`).
 
 Facts the program states itself: a `cf.assert` whose condition is an `arith.cmpi`
 against a bounded value (or an `arith.andi` of such) bounds the compared value, and
@@ -42,6 +43,7 @@ from ..ir import MlirChunk
 from ..ir.ops import FUNCTION_OPS, LOOP_OPS
 from ..ir.source import source_argument_names
 from ..ir.types import int_width
+from ..ir.target_attrs import ir_limits
 from ..ir.walk import (
     block_argument_owner,
     defining_op,
@@ -153,6 +155,14 @@ def check_assumptions(assumptions: Sequence[Assumption], chunks: Sequence[MlirCh
                              f"({known or 'no functions'})")
 
 
+@dataclass(frozen=True)
+class VscaleBound:
+    """`--vscale-max N`: vscale is at most N in every function (over what the IR says)."""
+
+    hi: int
+    lo: int = 1
+
+
 # --- interval arithmetic -------------------------------------------------------------
 
 def _add(a: Range, b: Range) -> Range:
@@ -242,6 +252,8 @@ def _min(ranges: Sequence[Range]) -> Range:
     lo = None if None in los else min(los)  # type: ignore[type-var]
     hi = min(his) if his else None
     reason = None if lo is not None and hi is not None else _why(*ranges)
+    if hi is None:  # a bound on any one operand would do: name every open one
+        reason = "; or ".join(dict.fromkeys(r.reason for r in ranges if r.reason)) or reason
     return Range(lo, hi, reason)
 
 
@@ -404,11 +416,13 @@ def _affine_map_attr(op: ir.Operation, name: str) -> ir.AffineMap:
 class RangeAnalysis:
     """Ranges and loop dependence of values in one function (memoised, demand-driven)."""
 
-    def __init__(self, func: ir.Operation, assumptions: Iterable[Assumption] = (),
+    def __init__(self, func: ir.Operation, assumptions: Iterable[Assumption | VscaleBound] = (),
                  arg_names: Sequence[str | None] | None = None):
         self.func = func
         self.function = symbol_name(func)
-        self.assumptions = tuple(assumptions)
+        given = tuple(assumptions)
+        self.assumptions = tuple(a for a in given if isinstance(a, Assumption))
+        self.vscale = self._vscale_range([a for a in given if isinstance(a, VscaleBound)])
         args = func.regions[0].blocks[0].arguments
         self.arg_names = list(arg_names) if arg_names is not None else [None] * len(args)
         self._ranges: dict[ir.Value, Range] = {}
@@ -494,6 +508,15 @@ class RangeAnalysis:
         what = "an iteration argument" if owner.name in LOOP_OPS else "a block argument"
         return Range.unknown(f"size is {what} of `{owner.name}`, which the range analysis "
                              "does not model")
+
+    def _vscale_range(self, given: Sequence[VscaleBound]) -> Range:
+        if given:
+            return Range(given[-1].lo, given[-1].hi)
+        found = ir_limits(self.func).vscale
+        if found is not None:
+            return Range(found[0].value, found[1].value)
+        return Range(1, None, "size scales with `vector.vscale`, which neither the function's "
+                     "`vscale_range` nor the target in the IR bounds (give --vscale-max N)")
 
     def _function_argument(self, func: ir.Operation, number: int) -> Range:
         name = self.arg_names[number] if number < len(self.arg_names) else None
@@ -784,4 +807,5 @@ _HANDLERS: dict[str, Callable[[RangeAnalysis, ir.Operation], Range]] = {
     "affine.max": _affine(_max),
     "memref.dim": _dim,
     "tensor.dim": _dim,
+    "vector.vscale": lambda analysis, op: analysis.vscale,
 }

@@ -24,7 +24,7 @@ from iree.compiler import ir
 EXECUTABLE_TARGET_ATTRS = ("hal.executable.target", "target")
 _STACK = re.compile(r"\bmax_stack_allocation_size = (\d+)")
 _WORKGROUP = re.compile(r"\bmax_workgroup_memory_bytes = (\d+)")
-_VSCALE = re.compile(r"#llvm\.vscale_range<minRange = (\d+), maxRange = (\d+)>")
+_VSCALE = re.compile(r"#llvm\.vscale_range<minRange = (\d+)(?: : i\d+)?, maxRange = (\d+)")
 _CPU_FEATURES = re.compile(r'\bcpu_features = "([^"]*)"')
 # SVE vectors are 128 to 2048 bits (Arm ARM, ZCR_ELx.LEN): vscale is 1 to 16.
 SVE_VSCALE = (1, 16)
