@@ -473,11 +473,9 @@ def _not_in_place(insert: ir.Operation, dest: ir.Value) -> str | None:
 
 # --- IREE stream counts --------------------------------------------------------------
 
-_ALLOCAS = ("stream.resource.alloca", "stream.async.alloca")
 # Copy-like ops: the copied length is the last operand; the source is this operand.
 _COPIES = {"stream.cmd.copy": 0, "stream.async.copy": 4, "stream.async.update": 4,
            "stream.async.slice": 0}
-
 
 def stream_counts(stream_module: ir.Module, at: Mapping[str, int] | None = None
                   ) -> list[StreamCounts]:
@@ -579,7 +577,7 @@ def _count(op: ir.Operation, counts: StreamCounts, at: Mapping[str, int],
         size = _memcpy_bytes(op, at, entries)
         counts.memcpy_bytes = _plus(counts.memcpy_bytes, size)
         counts.copied_bytes = _plus(counts.copied_bytes, size)
-    elif op.name in _ALLOCAS and "<transient>" in str(op.results[0].type):
+    elif op.name in ops.STREAM_ALLOCATION_OPS and "<transient>" in str(op.results[0].type):
         size = eval_index(_index_operands(op)[-1], at)
         counts.transient_bytes = _plus(counts.transient_bytes, size)
     elif op.name in _COPIES:
