@@ -85,7 +85,8 @@ def test_opt_refuses_the_unbounded_variant_and_prints_it_unchanged(capsys, tmp_p
                             "--target", "x86_64")
     assert code == 1
     assert "loop_alloca_unbounded.mlir:13:12: error: stack allocation of memref<8x?xi32> is " \
-           "not hoisted: its size changes in the loop and has no proven bound" in err
+           "not hoisted: its size changes in the `scf.for` at line 11 and has no proven " \
+           "bound" in err
     assert "      %alloca = memref.alloca(%0) : memref<8x?xi32>" in stdout  # still in the loop
 
 

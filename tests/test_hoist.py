@@ -124,7 +124,8 @@ def test_unbounded_size_that_varies_in_the_loop_is_refused_and_unchanged(tmp_pat
     chunks, diags, _ = opt(path)
     assert [d.severity for d in diags] == ["error"]
     assert (diags[0].loc.line, diags[0].loc.col) == (13, 12)
-    assert "size changes in the loop and has no proven bound" in diags[0].message
+    assert "size changes in the `scf.for` at line 11 and has no proven bound" in \
+        diags[0].message
     assert "argument %n of @loop_unbounded_alloca" in diags[0].notes[0].message
     assert function_text(chunks, "loop_unbounded_alloca") == before
     # With a bound on %n it becomes static: iv <= 64, n <= 8.
@@ -159,7 +160,8 @@ func.func @f(%init: memref<4xi32>) -> memref<4xi32> {{{LOOP}
   return %r : memref<4xi32>
 }}""")
     chunks, diags, _ = opt(path)
-    assert diags[0].is_error and "escapes its iteration through `scf.yield`" in diags[0].message
+    assert diags[0].is_error and "is yielded by the loop it is made in (`scf.yield`)" in \
+        diags[0].message
     assert [a.loop_depth for a in take_census(chunks[0])] == [1]
 
 
@@ -197,7 +199,7 @@ func.func @f(%n: index) {{{LOOP}
 }}""")
     chunks, diags, _ = opt(path)
     assert [d.severity for d in diags] == ["remark", "error"]
-    assert "moved out of the loops its size does not depend on" in diags[1].message
+    assert "(its size does not change there), no further" in diags[1].message
     outer = next(op for op in walk(functions(chunks[0].module)[0]) if op.name == "scf.for")
     assert [op.operation.name for op in outer.regions[0].blocks[0].operations] == [
         "arith.muli", "memref.alloc", "scf.for", "memref.dealloc", "scf.yield"]

@@ -138,6 +138,11 @@ def loops_inside_allocation_scope(op: ir.Operation) -> int:
     return count
 
 
+def allocation_scope(op: ir.Operation) -> ir.Operation | None:
+    """The automatic allocation scope around `op`: where its `memref.alloca` is freed."""
+    return next((a for a in ancestors(op) if a.name in ALLOCATION_SCOPE_OPS), None)
+
+
 def is_inside(op: ir.Operation, ancestor: ir.Operation) -> bool:
     parent = parent_op(op)
     while parent is not None:

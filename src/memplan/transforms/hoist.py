@@ -1,7 +1,10 @@
 """Hoist-and-bound: allocations leave their loops; stack allocations get a static size.
 
 Matches every `memref.alloca` and `memref.alloc` inside a sequential loop
-(`scf.for`, `affine.for`, `scf.while`), and every dynamic `memref.alloca`.
+(`scf.for`, `affine.for`, `scf.while`), every `memref.alloca` on a loop of
+blocks (a `cf.br` back edge: `ir/cfg.py`) or outside the entry block (LLVM
+makes those dynamic stack adjustments; IREE refuses them), and every dynamic
+`memref.alloca`.
 
 Rewrites, in this order of preference:
 1. Static shape: the allocation moves to the function entry.
@@ -26,12 +29,15 @@ Rewrites, in this order of preference:
    For the stack this is preferred to 2: the frame must hold the bound anyway.
 4. Stack, unbounded but invariant in some loops: moves before the outermost
    such loop (it no longer grows the stack per iteration), and stays an error.
+5. Stack, outside loops and outside the entry block, unbounded, with sizes known
+   at the end of the entry block: moves there (its size stays open: an error).
 A heap allocation's `memref.dealloc` (one, in the allocation's block) moves to
 just after the outermost loop left, and frees the bound buffer.
 
 Refuses (error diagnostic, IR untouched): sizes that vary in the loop and have
-no bound; a buffer that escapes its iteration (`scf.yield`, `func.return`,
-branches, an op that returns a new buffer or tensor from it); deallocs
+no bound; a buffer that leaves its iteration (`analysis/buffer_flow.py`: yielded
+by the loop it is made in, returned, passed on by a branch, turned into a new
+value; threading it through an inner loop's `iter_args` is not leaving); deallocs
 elsewhere than the allocation's block; layout symbol operands. It never moves
 an allocation out of a parallel loop (`scf.parallel`, `scf.forall`,
 `affine.parallel`): its iterations each need their own buffer.
@@ -50,6 +56,7 @@ from collections.abc import Sequence
 from iree.compiler import ir
 from iree.compiler.dialects import arith, memref
 
+from ..analysis.buffer_flow import escape_from
 from ..analysis.census import (
     FunctionFacts,
     allocation_ops,
@@ -60,18 +67,16 @@ from ..analysis.census import (
 from ..analysis.ranges import Assumption
 from ..diagnostic import Diagnostic, Note
 from ..ir import MlirChunk, source_loc
+from ..ir.cfg import cfg_cycle_around
 from ..ir.ops import (
     ANY_LAYOUT_USERS,
     DEALLOCATION_OPS,
-    LOOP_OPS,
     MEMREF_ALLOCATION_OPS,
-    MEMREF_VIEW_OPS,
     PARALLEL_LOOP_OPS,
-    REGION_EXIT_OPS,
     STACK_ALLOCATION_OPS,
 )
 from ..ir.types import DYNAMIC, DYNAMIC_STRIDE, element_bytes, shape_of
-from ..ir.walk import enclosing_loops, functions, users
+from ..ir.walk import allocation_scope, enclosing_loops, functions, users
 from .rewrite_report import RewriteReport
 
 
@@ -120,6 +125,9 @@ class _Hoist:
             f"the start of the enclosing `{loops[parallel[-1]].name}` body"
         self.sizes = dynamic_size_operands(op)
         self.dealloc: ir.Operation | None = None
+        self.scope = allocation_scope(op)
+        self.cycle: ir.Operation | None = None
+        self.outside_entry = False
 
     # diagnostics
 
@@ -139,15 +147,21 @@ class _Hoist:
 
     def run(self) -> None:
         op = self.op
-        if not self.loops and not (self.is_stack and self.sizes):
-            return  # nothing to improve: outside loops, and static or on the heap
+        # A stack allocation on a CFG cycle (a `cf.br` back edge) runs once per trip too.
+        self.cycle = cfg_cycle_around(op, self.scope) if self.is_stack and not self.loops \
+            else None
+        outside_entry = self.outside_entry = self.is_stack and op.block != self.anchor.block
+        if not self.loops and self.cycle is None and not (self.is_stack and self.sizes) \
+                and not outside_entry:
+            return  # nothing to improve: at the entry, and static or on the heap
         if len(op.operands) > len(self.sizes):
             return self.error(f"{self.what} has layout symbol operands; not hoisted")
-        escape = _escape(op.results[0])
-        if escape is not None:
-            return self.error(f"{self.what} is not hoisted: the buffer escapes its iteration "
-                              f"through `{escape.name}`",
-                              [Note(source_loc(escape, self.path), "escapes here")])
+        if self.loops or self.cycle is not None:
+            escape = escape_from(op.results[0], self.loops)
+            if escape is not None:
+                return self.error(f"{self.what} is not hoisted out of {self.repeats}: the buffer "
+                                  f"{escape.describe()}",
+                                  [Note(source_loc(escape.op, self.path), "here")])
         deallocs = [u for u in users(op.results[0]) if u.name in DEALLOCATION_OPS]
         if len(deallocs) > 1 or (deallocs and deallocs[0].block != op.block):
             return self.error(f"{self.what} is not hoisted: it is freed outside its own block")
@@ -156,6 +170,16 @@ class _Hoist:
         if not self.sizes:
             return self._move_to_entry()
         bounds, reason = bound_dims(self.shape, self.sizes, self.facts.ranges)
+        if not self.loops:
+            if reason is None:
+                return self._bind(bounds)
+            if self.cycle is None and outside_entry and self._sizes_ready_at_entry_end():
+                return self._move_to_entry_end(reason)
+            where = "outside the entry block" if outside_entry else "at the entry"
+            if self.cycle is not None:
+                where = f"in {self.repeats}"
+            return self.error(f"{self.what} {where} has no proven size bound; left where it is",
+                              [Note(self.loc, reason)])
         invariant = self._outermost_invariant_loop()
         if not self.is_stack and invariant is not None and invariant == self.loops[0]:
             return self._move_before(invariant)
@@ -164,12 +188,36 @@ class _Hoist:
         if invariant is not None:
             self._move_before(invariant)
             if self.is_stack or invariant != self.loops[0]:
+                line = source_loc(invariant, self.path)
                 return self.error(f"{self.what} has no proven size bound; it was moved out of "
-                                  "the loops its size does not depend on, no further",
+                                  f"the `{invariant.name}` at line {line.line if line else '?'} "
+                                  "(its size does not change there), no further",
                                   [Note(self.loc, reason)])
             return None
-        return self.error(f"{self.what} is not hoisted: its size changes in the loop and has no "
-                          "proven bound", [Note(self.loc, reason)])
+        return self.error(f"{self.what} is not hoisted: its size changes in {self.repeats} and "
+                          "has no proven bound", [Note(self.loc, reason)])
+
+    @property
+    def repeats(self) -> str:
+        """What makes the allocation run more than once, as the IR says it."""
+        if self.loops:
+            line = source_loc(self.loops[-1], self.path)
+            return f"the `{self.loops[-1].name}` at line {line.line if line else '?'}"
+        if self.cycle is not None:
+            line = source_loc(self.cycle, self.path)
+            return f"the loop of blocks closed by `{self.cycle.name}` at line " \
+                f"{line.line if line else '?'}"
+        return "its block"
+
+    def _sizes_ready_at_entry_end(self) -> bool:
+        """Every size is a function argument or computed in the entry block."""
+        entry = self.anchor.block
+        for size in self.sizes:
+            owner = size.owner
+            block = owner if isinstance(owner, ir.Block) else owner.operation.block
+            if block != entry:
+                return False
+        return True
 
     def _outermost_invariant_loop(self) -> ir.Operation | None:
         ranges = self.facts.ranges
@@ -183,7 +231,23 @@ class _Hoist:
     def _move_to_entry(self) -> None:
         self.op.move_before(self.anchor)
         self._move_dealloc(self.op.results[0])
-        self.remark(f"hoisted {self.what} ({_bytes(self.type)} bytes) to {self.destination}")
+        self.remark(f"hoisted {self.what} ({_bytes(self.type)} bytes) {self._from()}to "
+                    f"{self.destination}")
+
+    def _move_to_entry_end(self, reason: str) -> None:
+        """Unbounded, but its sizes are known at the end of the entry block: it moves there,
+        out of the block that made it a dynamic stack adjustment (its size stays open)."""
+        self.op.move_before(self.anchor.block.operations[len(self.anchor.block.operations) - 1])
+        self.remark(f"moved {self.what} {self._from()}to the end of the entry block; its size "
+                    f"still has no proven bound ({reason})")
+
+    def _from(self) -> str:
+        """Where it came from, when not from an `scf`/`affine` loop (with a trailing space)."""
+        if self.loops:
+            return ""
+        if self.cycle is not None:
+            return f"out of {self.repeats} "
+        return "from a block other than the entry " if self.outside_entry else ""
 
     def _move_before(self, loop: ir.Operation) -> None:
         for size in self.sizes:
@@ -236,7 +300,9 @@ class _Hoist:
         if needs_type is None:
             _retype_subviews(view)
         op.erase()
-        viewer = "the loop views" if self.loops else "its users view"
+        viewer = "the loop views" if self.loops else f"{self.repeats} views" \
+            if self.cycle is not None else "its users, in a block other than the entry, view" \
+            if self.outside_entry else "its users view"
         self.remark(f"{self.what} bound to {big_type} ({_bytes(big_type)} bytes) at "
                     f"{self.destination}; {viewer} its dynamic size through {how}"
                     + ("; its size is at most 0 (the loop never runs under the assumptions, "
@@ -272,29 +338,6 @@ class _Hoist:
 
 def _bytes(type_: ir.MemRefType) -> int:
     return (element_bytes(type_.element_type) or 0) * math.prod(type_.shape)
-
-
-def _escape(buffer: ir.Value) -> ir.Operation | None:
-    """A user through which the buffer (or a view of it) leaves the iteration, if any."""
-    for user, value in _uses_through_views(buffer):
-        if user.name in REGION_EXIT_OPS or user.name in LOOP_OPS:
-            return user
-        is_view = user.name in MEMREF_VIEW_OPS and user.operands[0] == value
-        if not is_view and any(isinstance(r.type, ir.MemRefType | ir.RankedTensorType)
-                               for r in user.results):
-            return user  # a new buffer or tensor made from ours may be kept
-    return None
-
-
-def _uses_through_views(buffer: ir.Value) -> list[tuple[ir.Operation, ir.Value]]:
-    found, pending = [], [buffer]
-    while pending:
-        value = pending.pop()
-        for user in users(value):
-            found.append((user, value))
-            if user.name in MEMREF_VIEW_OPS and user.operands[0] == value:
-                pending.extend(user.results)
-    return found
 
 
 def _needs_original_type(buffer: ir.Value) -> ir.Operation | None:
