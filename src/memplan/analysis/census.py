@@ -21,11 +21,13 @@ from iree.compiler import ir
 
 from ..errors import InputError
 from ..ir import MlirChunk, SourceLoc, source_loc
+from ..ir.cfg import cfg_cycle_around
 from ..ir.ops import ALLOCATION_OPS, MEMREF_VIEW_OPS
 from ..ir.source import source_argument_names
 from ..ir.types import element_bytes, memory_space_name, shape_of
 from ..ir.walk import (
     OpOrder,
+    allocation_scope,
     ancestor_in_block,
     enclosing_loops,
     functions,
@@ -59,8 +61,12 @@ class Allocation:
     loop_location: SourceLoc | None = None  # the innermost loop around it, if any
     chunk: int = 0  # index of the `// -----` chunk it is in (function names repeat across)
     # Loops between it and its automatic allocation scope (`memref.alloca_scope`, function):
-    # for a stack allocation, the loops in which every iteration allocates again.
+    # for a stack allocation, the loops in which every iteration allocates again. A loop of
+    # blocks (a `cf.br` back edge) counts as one.
     scope_loop_depth: int = 0
+    # Not in the entry block of its allocation scope: LLVM makes a stack allocation there a
+    # dynamic stack adjustment, and IREE refuses it.
+    outside_entry_block: bool = False
     # The op itself (for `gpu.func` attributions, the function): how later layers find it
     # in the IR, whatever its location says.
     op: ir.Operation | None = field(default=None, compare=False, repr=False)
@@ -152,17 +158,23 @@ def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Al
     if "memory_space" in op.attributes:  # bufferization.alloc_tensor's own attribute
         memory_space = str(op.attributes["memory_space"])
     loops = enclosing_loops(op)
+    scope = allocation_scope(op)
+    cycle = cfg_cycle_around(op, scope) if scope is not None else None
+    loop_location = source_loc(loops[-1], path) if loops else None
+    if cycle is not None and loop_location is None:
+        loop_location = source_loc(cycle, path)
     return Allocation(
         op_name=op.name, function=facts.name, location=source_loc(op, path),
         element_type=str(elem_type), shape=shape, element_bytes=elem_bytes or 0,
         exact_bytes=exact, bound_bytes=bound, unbounded_reason=reason,
-        memory_space=memory_space, loop_depth=len(loops),
+        memory_space=memory_space, loop_depth=len(loops) + (cycle is not None),
         lifetime=buffer_lifetime(op.results[0], op, facts.order),
         alignment=ir.IntegerAttr(op.attributes["alignment"]).value
         if "alignment" in op.attributes else None,
         dim_bounds=dim_bounds,
-        loop_location=source_loc(loops[-1], path) if loops else None,
-        scope_loop_depth=loops_inside_allocation_scope(op),
+        loop_location=loop_location,
+        scope_loop_depth=loops_inside_allocation_scope(op) + (cycle is not None),
+        outside_entry_block=scope is not None and op.block != scope.regions[0].blocks[0],
         op=op,
     )
 

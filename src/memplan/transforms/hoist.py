@@ -50,8 +50,10 @@ Created ops carry the location of the allocation they replace.
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from iree.compiler import ir
 from iree.compiler.dialects import arith, memref
@@ -78,6 +80,40 @@ from ..ir.ops import (
 from ..ir.types import DYNAMIC, DYNAMIC_STRIDE, element_bytes, shape_of
 from ..ir.walk import allocation_scope, enclosing_loops, functions, users
 from .rewrite_report import RewriteReport
+
+
+class HoistKind(enum.Enum):
+    NOTHING = "nothing to do"
+    TO_ENTRY = "moves to the entry"
+    TO_ENTRY_END = "moves to the end of the entry block, its size still unbounded"
+    BEFORE_LOOP = "moves before a loop its size does not change in"
+    BIND = "becomes a static allocation of its bound at the entry, viewed where it was"
+    PARTIAL = "moves before a loop its size does not change in, and stays unbounded"
+    REFUSED = "stays where it is"
+
+
+@dataclass(frozen=True)
+class HoistPlan:
+    """What hoist-and-bound does with one allocation, decided before the IR changes."""
+
+    kind: HoistKind
+    reason: str = ""  # REFUSED, PARTIAL: the error, naming the IR that is there
+    notes: tuple[Note, ...] = ()
+    loop: ir.Operation | None = None  # BEFORE_LOOP, PARTIAL: the loop it moves before
+    bounds: tuple[int | None, ...] = ()  # BIND: the static shape
+
+    @property
+    def fixes_repetition(self) -> bool:
+        """After it, the allocation no longer runs once per iteration of a loop."""
+        return self.kind in (HoistKind.TO_ENTRY, HoistKind.BIND) or (
+            self.kind is HoistKind.BEFORE_LOOP)
+
+
+def plan_hoist(op: ir.Operation, facts: FunctionFacts, path: str) -> HoistPlan:
+    """What `memplan opt` will do with `op` (an allocation of `facts.func`): for `check`'s
+    notes, so both say the same."""
+    func = facts.func
+    return _Hoist(op, facts, path, _anchor(func), RewriteReport()).decide()
 
 
 def hoist_and_bound(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) -> RewriteReport:
@@ -145,7 +181,8 @@ class _Hoist:
 
     # the decision
 
-    def run(self) -> None:
+    def decide(self) -> HoistPlan:
+        """What the rewrite will do, without touching the IR."""
         op = self.op
         # A stack allocation on a CFG cycle (a `cf.br` back edge) runs once per trip too.
         self.cycle = cfg_cycle_around(op, self.scope) if self.is_stack and not self.loops \
@@ -153,49 +190,68 @@ class _Hoist:
         outside_entry = self.outside_entry = self.is_stack and op.block != self.anchor.block
         if not self.loops and self.cycle is None and not (self.is_stack and self.sizes) \
                 and not outside_entry:
-            return  # nothing to improve: at the entry, and static or on the heap
+            return HoistPlan(HoistKind.NOTHING)  # at the entry, and static or on the heap
         if len(op.operands) > len(self.sizes):
-            return self.error(f"{self.what} has layout symbol operands; not hoisted")
+            return self._refuse(f"{self.what} has layout symbol operands; not hoisted")
         if self.loops or self.cycle is not None:
             escape = escape_from(op.results[0], self.loops)
             if escape is not None:
-                return self.error(f"{self.what} is not hoisted out of {self.repeats}: the buffer "
-                                  f"{escape.describe()}",
-                                  [Note(source_loc(escape.op, self.path), "here")])
+                return self._refuse(f"{self.what} is not hoisted out of {self.repeats}: the "
+                                    f"buffer {escape.describe()}",
+                                    [Note(source_loc(escape.op, self.path), "here")])
         deallocs = [u for u in users(op.results[0]) if u.name in DEALLOCATION_OPS]
         if len(deallocs) > 1 or (deallocs and deallocs[0].block != op.block):
-            return self.error(f"{self.what} is not hoisted: it is freed outside its own block")
+            return self._refuse(f"{self.what} is not hoisted: it is freed outside its own block")
         self.dealloc = deallocs[0] if deallocs else None
 
         if not self.sizes:
-            return self._move_to_entry()
+            return HoistPlan(HoistKind.TO_ENTRY)
         bounds, reason = bound_dims(self.shape, self.sizes, self.facts.ranges)
         if not self.loops:
             if reason is None:
-                return self._bind(bounds)
+                return HoistPlan(HoistKind.BIND, bounds=bounds)
             if self.cycle is None and outside_entry and self._sizes_ready_at_entry_end():
-                return self._move_to_entry_end(reason)
+                return HoistPlan(HoistKind.TO_ENTRY_END, reason=reason)
             where = "outside the entry block" if outside_entry else "at the entry"
             if self.cycle is not None:
                 where = f"in {self.repeats}"
-            return self.error(f"{self.what} {where} has no proven size bound; left where it is",
-                              [Note(self.loc, reason)])
+            return self._refuse(f"{self.what} {where} has no proven size bound; left where it "
+                                "is", [Note(self.loc, reason)])
         invariant = self._outermost_invariant_loop()
         if not self.is_stack and invariant is not None and invariant == self.loops[0]:
-            return self._move_before(invariant)
+            return HoistPlan(HoistKind.BEFORE_LOOP, loop=invariant)
         if reason is None:
-            return self._bind(bounds)
+            return HoistPlan(HoistKind.BIND, bounds=bounds)
         if invariant is not None:
-            self._move_before(invariant)
             if self.is_stack or invariant != self.loops[0]:
                 line = source_loc(invariant, self.path)
-                return self.error(f"{self.what} has no proven size bound; it was moved out of "
-                                  f"the `{invariant.name}` at line {line.line if line else '?'} "
-                                  "(its size does not change there), no further",
-                                  [Note(self.loc, reason)])
-            return None
-        return self.error(f"{self.what} is not hoisted: its size changes in {self.repeats} and "
-                          "has no proven bound", [Note(self.loc, reason)])
+                return HoistPlan(HoistKind.PARTIAL, loop=invariant, reason=(
+                    f"{self.what} has no proven size bound; it was moved out of the "
+                    f"`{invariant.name}` at line {line.line if line else '?'} (its size does "
+                    "not change there), no further"), notes=(Note(self.loc, reason),))
+            return HoistPlan(HoistKind.BEFORE_LOOP, loop=invariant)
+        return self._refuse(f"{self.what} is not hoisted: its size changes in {self.repeats} "
+                            "and has no proven bound", [Note(self.loc, reason)])
+
+    def _refuse(self, message: str, notes: Sequence[Note] = ()) -> HoistPlan:
+        return HoistPlan(HoistKind.REFUSED, reason=message, notes=tuple(notes))
+
+    def run(self) -> None:
+        plan = self.decide()
+        kind = plan.kind
+        if kind is HoistKind.REFUSED:
+            self.error(plan.reason, plan.notes)
+        elif kind is HoistKind.TO_ENTRY:
+            self._move_to_entry()
+        elif kind is HoistKind.TO_ENTRY_END:
+            self._move_to_entry_end(plan.reason)
+        elif kind is HoistKind.BIND:
+            self._bind(plan.bounds)
+        elif kind in (HoistKind.BEFORE_LOOP, HoistKind.PARTIAL):
+            assert plan.loop is not None
+            self._move_before(plan.loop)
+            if kind is HoistKind.PARTIAL:
+                self.error(plan.reason, plan.notes)
 
     @property
     def repeats(self) -> str:
