@@ -57,7 +57,12 @@ CHECK_FILES = {
 STREAM_FILES = ["emplace_allocations.mlir", "elide_async_copies.mlir"]
 AGREE, DIFFER, JUSTIFIED_DIFFERENCE = "agree", "DIFFER", "justified"
 # (file, check prefix, split) -> why memplan differs from the split's expectation, on purpose.
+_NOT_FAIL = ("not the default mode: the RUN line sets fail-on-out-of-bounds=false, under which "
+             "IREE lets unbounded stack allocations through; memplan reports them (an unbounded "
+             "alloca can overflow any stack), as IREE does by default")
 JUSTIFIED: dict[tuple[str, str, int], str] = {
+    **{("check_ir_before_llvm_conversion_not_fail_unbound.mlir", "CHECK", split): _NOT_FAIL
+       for split in range(4)},
     ("hoist_statically_bound_allocations.mlir", "CHECK", 7):
         "the returned alloca's size is the constant 16: memplan binds it (memref<16xi32> at the "
         "entry, a reinterpret_cast view where it was); IREE leaves it in ^bb1, where IREE's own "

@@ -3,6 +3,8 @@
 - `stack-in-loop` (error): a `memref.alloca` inside a loop. Its memory is only
   released when the function (or an enclosing `memref.alloca_scope`) returns, so the
   frame grows with every iteration; an alloca in an `alloca_scope` inside the loop is fine.
+- `stack-not-in-entry` (error): a `memref.alloca` outside its function's entry block
+  (and outside loops): LLVM makes it a dynamic stack adjustment; IREE refuses it.
 - `stack-unbounded` (error): a `memref.alloca` whose size has no proven bound.
 - `stack-allocation-limit` (error): one allocation above the target's
   `stack.max_allocation`; any stack allocation on a target without a stack.
@@ -52,6 +54,26 @@ def check_stack_in_loop(ctx: CheckContext) -> list[Diagnostic]:
                          + (" with a static size" if a.bound_bytes is not None else ""))],
                    code="stack-in-loop")
         for a in ctx.census if is_stack(a) and a.scope_loop_depth > 0
+    ]
+
+
+def check_stack_outside_entry(ctx: CheckContext) -> list[Diagnostic]:
+    """IREE's rule (check-ir-before-llvm-conversion): LLVM makes a stack allocation outside
+    the entry block a dynamic stack adjustment, outside the static frame."""
+    return [
+        Diagnostic("error", a.location,
+                   f"stack allocation of {describe_type(a)} ({describe_size(a)}) outside the "
+                   f"entry block of @{a.function}: LLVM turns it into a dynamic stack "
+                   "adjustment, outside the function's static frame",
+                   [Note(a.location, "`memplan opt` moves it to the function entry"
+                         + (" with a static size" if a.exact_bytes is None and
+                            a.bound_bytes is not None else ""))
+                    if a.bytes_or_bound is not None else
+                    Note(a.location, "with no proven size bound, `memplan opt` cannot give it a "
+                         "static size")],
+                   code="stack-not-in-entry")
+        for a in ctx.census
+        if is_stack(a) and a.outside_entry_block and a.scope_loop_depth == 0
     ]
 
 
@@ -131,6 +153,7 @@ def check_tensor_allocation_in_loop(ctx: CheckContext) -> list[Diagnostic]:
 
 
 STACK_CHECKS = [
-    check_stack_in_loop, check_unbounded_stack, check_allocation_limit, check_frame_limit,
+    check_stack_in_loop, check_stack_outside_entry, check_unbounded_stack,
+    check_allocation_limit, check_frame_limit,
     check_heap_in_loop, check_tensor_allocation_in_loop,
 ]

@@ -1,0 +1,64 @@
+"""memplan agrees with IREE's own lit tests, split by split (benchmarks/iree_peers.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import iree_peers  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[iree_peers.Row]:
+    return iree_peers.compare_all()
+
+
+def test_every_split_of_every_memref_level_file_is_compared(rows) -> None:
+    splits = {}
+    for r in rows:
+        splits.setdefault((r.file, r.prefix), set()).add(r.split)
+    assert {k: len(v) for k, v in splits.items()} == {
+        ("check_ir_before_llvm_conversion.mlir", "CHECK"): 8,
+        ("check_ir_before_llvm_conversion_not_fail_unbound.mlir", "CHECK"): 4,
+        ("gpu_check_resource_usage.mlir", "CHECK"): 3,
+        ("hoist_statically_bound_allocations.mlir", "CHECK"): 11,
+        # The second RUN line's prefix has lines in three splits only.
+        ("hoist_statically_bound_allocations.mlir", "CHECK-UNBOUNDED-VSCALE"): 3,
+    }
+
+
+def test_expectations_are_read_from_the_file(rows) -> None:
+    by_key = {(r.file, r.prefix, r.split): r for r in rows}
+    check = "check_ir_before_llvm_conversion.mlir"
+    assert by_key[(check, "CHECK", 1)].iree == ("stack 65536 > 32768",)
+    assert by_key[(check, "CHECK", 4)].iree == ("stack not in entry block",)
+    assert by_key[(check, "CHECK", 6)].iree == ("passes",)
+    gpu = "gpu_check_resource_usage.mlir"
+    assert by_key[(gpu, "CHECK", 2)].iree == ("workgroup 144984 > 65536",)
+    hoist = "hoist_statically_bound_allocations.mlir"
+    assert by_key[(hoist, "CHECK", 1)].iree == ("alloca entry 256B",)  # 4 * vscale(16) * i32
+    assert by_key[(hoist, "CHECK", 8)].iree == ("alloca stays",)
+
+
+def test_memplan_agrees_on_every_split_but_the_justified_ones(rows) -> None:
+    bad = [(r.file, r.prefix, r.split, r.iree, r.memplan) for r in rows
+           if r.verdict not in (iree_peers.AGREE, iree_peers.JUSTIFIED_DIFFERENCE)]
+    assert not bad
+    justified = {(r.file, r.prefix, r.split) for r in rows
+                 if r.verdict == iree_peers.JUSTIFIED_DIFFERENCE}
+    assert justified == set(iree_peers.JUSTIFIED)  # no stale entry
+    # The done-when files, on their main RUN line: one justified difference in all.
+    main = [r for r in rows if r.prefix == "CHECK" and "not_fail" not in r.file]
+    assert sum(r.verdict == iree_peers.AGREE for r in main) == len(main) - 1
+
+
+def test_stream_splits_list_what_their_text_holds() -> None:
+    for row in iree_peers.stream_rows():
+        allocas, copies = row[3], row[4]
+        listed, in_text = allocas.split(" / ")
+        assert listed == in_text, row
+        listed, in_text = copies.split(" / ")
+        assert listed == in_text, row
