@@ -40,7 +40,8 @@ from memplan.analysis.stream import stream_listing
 from memplan.cli import main as memplan_main
 from memplan.ir import load_mlir
 from memplan.ir.load import split_chunks
-from memplan.ir.walk import element_bytes, functions, symbol_name, walk
+from memplan.ir.types import element_bytes
+from memplan.ir.walk import functions, symbol_name, walk
 from memplan.report.table import format_table
 
 REPO = Path(__file__).resolve().parents[1]

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
-from ..ir.walk import LOOP_OPS
-from .census import VIEW_OPS
+from ..ir.ops import LOOP_OPS, MEMREF_VIEW_OPS
 
 # Ops whose `scf.yield` hands the yielded value to the op's result.
 _YIELDING_PARENTS = frozenset({"scf.if", "scf.execute_region", "scf.index_switch",
@@ -94,7 +93,7 @@ def _follow(buffer: ir.Value, leaving: tuple[ir.Operation, ...]
             index = use.operand_number
             found.append((user, value))
             name = user.name
-            if name in VIEW_OPS and index == 0:
+            if name in MEMREF_VIEW_OPS and index == 0:
                 alias(user.results)
             elif name in _ITER_ARG_LOOPS and _is_init(user, index):
                 position = _init_position(user, index)
@@ -118,7 +117,7 @@ def _follow(buffer: ir.Value, leaving: tuple[ir.Operation, ...]
                 return found, Escape(EscapeKind.BRANCH, user)
             elif name in LOOP_OPS:  # an init of a loop whose iteration arguments we don't map
                 return found, Escape(EscapeKind.UNKNOWN_REGION, user)
-            elif name not in VIEW_OPS and any(
+            elif name not in MEMREF_VIEW_OPS and any(
                     isinstance(r.type, ir.MemRefType | ir.RankedTensorType)
                     for r in user.results):
                 return found, Escape(EscapeKind.NEW_VALUE, user)

@@ -42,8 +42,8 @@ from ..errors import InputError
 from ..ir import MlirChunk
 from ..ir.ops import FUNCTION_OPS, LOOP_OPS
 from ..ir.source import source_argument_names
-from ..ir.types import int_width
 from ..ir.target_attrs import ir_limits
+from ..ir.types import int_width
 from ..ir.walk import (
     block_argument_owner,
     defining_op,
@@ -157,9 +157,10 @@ def check_assumptions(assumptions: Sequence[Assumption], chunks: Sequence[MlirCh
 
 @dataclass(frozen=True)
 class VscaleBound:
-    """`--vscale-max N`: vscale is at most N in every function (over what the IR says)."""
+    """`--vscale-max N`: vscale is at most N in every function (over what the IR says); None
+    (`--vscale-max 0`, as IREE's pass option) says it is unbounded, whatever the IR says."""
 
-    hi: int
+    hi: int | None
     lo: int = 1
 
 
@@ -511,7 +512,9 @@ class RangeAnalysis:
 
     def _vscale_range(self, given: Sequence[VscaleBound]) -> Range:
         if given:
-            return Range(given[-1].lo, given[-1].hi)
+            bound = given[-1]
+            return Range(bound.lo, bound.hi, None if bound.hi is not None else
+                         "size scales with `vector.vscale`, left unbounded by --vscale-max 0")
         found = ir_limits(self.func).vscale
         if found is not None:
             return Range(found[0].value, found[1].value)
@@ -780,6 +783,7 @@ _ALLOCATIONS = frozenset({"memref.alloc", "memref.alloca", "bufferization.alloc_
 
 _HANDLERS: dict[str, Callable[[RangeAnalysis, ir.Operation], Range]] = {
     "arith.constant": _constant,
+    "llvm.mlir.constant": _constant,
     "arith.addi": _binary(_add),
     "arith.subi": _binary(_sub),
     "arith.muli": _binary(_mul),

@@ -21,18 +21,18 @@ allocations, their lifetimes, so a stream file can be read without compiling.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from iree.compiler import ir
 
 from ..ir import MlirChunk, SourceLoc, source_loc
+from ..ir.source import source_argument_names
 from ..ir.walk import (
     OpOrder,
     ancestor_in_block,
     block_argument_owner,
     functions,
-    source_argument_names,
     symbol_name,
     users,
     walk,
@@ -112,7 +112,7 @@ def stream_listing(chunk: MlirChunk, at: Mapping[str, int] | None = None
     for func in functions(chunk.module):
         order = OpOrder.of(func)
         name = symbol_name(func)
-        names = _Names(func, chunk.path)
+        names = _Names(func, chunk.lines)
         allocations, copies = [], []
         for op in walk(func):
             if op.name in ALLOCATION_OPS:
@@ -126,9 +126,9 @@ def stream_listing(chunk: MlirChunk, at: Mapping[str, int] | None = None
 class _Names:
     """How the source spells a value: a function argument by its own name, else as printed."""
 
-    def __init__(self, func: ir.Operation, path: str):
+    def __init__(self, func: ir.Operation, lines: Sequence[str]):
         self.entry = func.regions[0].blocks[0]
-        self.arguments = source_argument_names(func, path)
+        self.arguments = source_argument_names(func, lines)
 
     def __call__(self, value: ir.Value) -> str:
         owner = block_argument_owner(value)

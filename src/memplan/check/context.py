@@ -8,11 +8,15 @@ from functools import cached_property
 
 from iree.compiler import ir
 
-from ..analysis.census import Allocation
+from ..analysis.census import Allocation, FunctionFacts, function_facts
 from ..analysis.devices import DeviceUse, device_uses
 from ..ir import MlirChunk
+from ..ir.ops import MEMREF_ALLOCATION_OPS
+from ..ir.walk import function_of
 from ..place.budgets import Budget, kernel_budgets, stack_frames
 from ..targets import Target
+from ..targets.applied import FunctionTarget, FunctionTargets, LimitOverrides, function_targets
+from ..transforms.hoist import HoistPlan, plan_hoist
 
 
 @dataclass
@@ -21,14 +25,41 @@ class CheckContext:
     target: Target
     path: str = ""  # the input file, for diagnostics without a location
     chunks: Sequence[MlirChunk] = field(default_factory=tuple)  # the parsed input
+    overrides: LimitOverrides = field(default_factory=LimitOverrides)  # from the command line
+    assumptions: Sequence[object] = ()  # what the user told the range analysis (for opt's plan)
+
+    @cached_property
+    def function_targets(self) -> FunctionTargets:
+        """Each function's limits: the preset, what the IR says, the command line."""
+        return function_targets(self.chunks, self.target, self.overrides)
+
+    def target_for(self, a: Allocation) -> FunctionTarget:
+        return self.function_targets.of(a.chunk, a.function)
+
+    def hoist_plan(self, a: Allocation) -> HoistPlan | None:
+        """What `memplan opt` does with the allocation (None: not one opt rewrites)."""
+        if a.op is None or a.op.name not in MEMREF_ALLOCATION_OPS:
+            return None
+        func = function_of(a.op)
+        chunk = next((c for c in self.chunks if c.index == a.chunk), None)
+        if func is None or chunk is None:
+            return None
+        facts = self._facts.get(func)
+        if facts is None:
+            facts = self._facts[func] = function_facts(func, chunk, self.assumptions)  # type: ignore[arg-type]
+        return plan_hoist(a.op, facts, chunk.path)
+
+    @cached_property
+    def _facts(self) -> dict[ir.Operation, FunctionFacts]:
+        return {}
 
     @cached_property
     def frames(self) -> list[Budget]:
-        return stack_frames(self.census, self.target)
+        return stack_frames(self.census, self.target, self.function_targets)
 
     @cached_property
     def kernels(self) -> list[Budget]:
-        return kernel_budgets(self.census, self.target)
+        return kernel_budgets(self.census, self.target, self.function_targets)
 
     @cached_property
     def device_uses(self) -> dict[ir.Operation, DeviceUse]:

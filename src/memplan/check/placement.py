@@ -21,7 +21,7 @@ from .stack import describe_type
 
 
 def check_workgroup(ctx: CheckContext) -> list[Diagnostic]:
-    return workgroup_diagnostics(ctx.census, ctx.target, ctx.kernels)
+    return workgroup_diagnostics(ctx.census, ctx.target, ctx.kernels, ctx.function_targets)
 
 
 def check_stack_addressable(ctx: CheckContext) -> list[Diagnostic]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from ..analysis.census import Allocation
 from ..diagnostic import Diagnostic, Note
 from ..place.budgets import is_stack
+from ..transforms.hoist import HoistKind
 from .context import CheckContext
 
 TOP_CONTRIBUTORS = 3
@@ -49,12 +50,27 @@ def check_stack_in_loop(ctx: CheckContext) -> list[Diagnostic]:
                    f"stack allocation of {describe_type(a)} ({describe_size(a)}) inside a loop: "
                    "it is only freed when @{} returns, so the stack grows on every iteration"
                    .format(a.function),
-                   [Note(a.loop_location, "inside this loop"),
-                    Note(a.location, "`memplan opt` hoists it to the function entry"
-                         + (" with a static size" if a.bound_bytes is not None else ""))],
+                   [Note(a.loop_location, "inside this loop"), Note(a.location, _opt_says(ctx, a))],
                    code="stack-in-loop")
         for a in ctx.census if is_stack(a) and a.scope_loop_depth > 0
     ]
+
+
+def _opt_says(ctx: CheckContext, a: Allocation) -> str:
+    """What `memplan opt` does with it, from the same decision opt takes."""
+    plan = ctx.hoist_plan(a)
+    if plan is None:
+        return "`memplan opt` does not rewrite it"
+    kind = plan.kind
+    if kind is HoistKind.TO_ENTRY:
+        return "`memplan opt` hoists it to the function entry"
+    if kind is HoistKind.BIND:
+        return "`memplan opt` hoists it to the function entry with a static size"
+    if kind is HoistKind.BEFORE_LOOP:
+        return "`memplan opt` moves it out of its loops"
+    if kind is HoistKind.PARTIAL:
+        return f"`memplan opt` cannot bound it: {plan.reason}"
+    return f"`memplan opt` cannot hoist it: {plan.reason}"
 
 
 def check_stack_outside_entry(ctx: CheckContext) -> list[Diagnostic]:
@@ -88,11 +104,11 @@ def check_unbounded_stack(ctx: CheckContext) -> list[Diagnostic]:
 
 
 def check_allocation_limit(ctx: CheckContext) -> list[Diagnostic]:
-    stack = ctx.target.stack
     diags = []
     for a in ctx.census:
         if not is_stack(a):
             continue
+        stack = ctx.target_for(a).target.stack
         if stack is None:
             diags.append(Diagnostic(
                 "error", a.location, f"stack allocation of {describe_type(a)} on target "
@@ -107,13 +123,12 @@ def check_allocation_limit(ctx: CheckContext) -> list[Diagnostic]:
 
 
 def check_frame_limit(ctx: CheckContext) -> list[Diagnostic]:
-    if ctx.target.stack is None:
-        return []
-    limit = ctx.target.stack.max_frame
     diags = []
     for frame in ctx.frames:
-        if frame.peak <= limit:
+        if frame.fits or frame.limit is None:
             continue
+        limit = frame.limit
+        whose = frame.limit_source or f"target '{ctx.target.name}'"
         largest = sorted(frame.allocations,
                          key=lambda a: -(a.bytes_or_bound or 0))[:TOP_CONTRIBUTORS]
         notes = [Note(a.location, f"{describe_type(a)} contributes {describe_size(a)}")
@@ -122,7 +137,7 @@ def check_frame_limit(ctx: CheckContext) -> list[Diagnostic]:
             "error", largest[0].location,
             f"stack frame of @{frame.function} needs {frame.peak} bytes (live allocations "
             f"packed; {frame.sum_bytes} bytes unpacked), over the {limit}-byte frame limit of "
-            f"target '{ctx.target.name}'", notes, code="stack-frame-limit"))
+            f"{whose}", notes, code="stack-frame-limit"))
     return diags
 
 

@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.ranges import Assumption
+from ..analysis.ranges import Assumption, VscaleBound
 from ..errors import InputError
 from ..ir import MlirChunk
+from ..targets.applied import LimitOverrides
 
 # Integers a command line may give: what fits a signed 64-bit index.
 INT_LIMIT = 2**63
@@ -98,6 +99,10 @@ def add_mlir_input_arguments(p: argparse.ArgumentParser, target_required: bool =
     p.add_argument("--assume", action="append", default=[], metavar="[@FUNC:]ARG<=N",
                    help="bound a function argument, named by SSA name (n or %%n) or 0-based "
                    "position; also ARG>=N, ARG==N; repeatable")
+    p.add_argument("--vscale-max", type=non_negative_int, metavar="N",
+                   help="vector.vscale is at most N everywhere (default: the function's "
+                   "vscale_range, or 16 for an SVE target in the IR; else unbounded); 0: "
+                   "unbounded, whatever the IR says (IREE's vscale-max=0)")
 
 
 def inputs_of(args: argparse.Namespace) -> list[Path]:
@@ -111,8 +116,35 @@ def inputs_of(args: argparse.Namespace) -> list[Path]:
     return [Path(args.file)] + ([target] if target else []) + [Path(p) for p in extra]
 
 
-def assumptions_of(args: argparse.Namespace) -> list[Assumption]:
-    return [parse_assumption(text) for text in args.assume]
+def add_limit_arguments(p: argparse.ArgumentParser) -> None:
+    """Limits that win over the target's and the IR's (`targets/applied.py`)."""
+    p.add_argument("--max-frame", type=positive_int, metavar="BYTES",
+                   help="stack frame limit for every function, over the target's and the IR's "
+                   "max_stack_allocation_size")
+    p.add_argument("--workgroup-limit", type=positive_int, metavar="BYTES",
+                   help="workgroup memory limit for every kernel, over the target's and the "
+                   "IR's max_workgroup_memory_bytes")
+
+
+def positive_int(text: str) -> int:
+    value = non_negative_int(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("0 is not a positive number")
+    return value
+
+
+def assumptions_of(args: argparse.Namespace) -> list[Assumption | VscaleBound]:
+    """What the user told us of the program: argument bounds, and vscale's."""
+    given: list[Assumption | VscaleBound] = [parse_assumption(text) for text in args.assume]
+    if getattr(args, "vscale_max", None) is not None:
+        given.append(VscaleBound(args.vscale_max or None))
+    return given
+
+
+def overrides_of(args: argparse.Namespace) -> LimitOverrides:
+    return LimitOverrides(max_frame=getattr(args, "max_frame", None),
+                          workgroup=getattr(args, "workgroup_limit", None),
+                          vscale_max=getattr(args, "vscale_max", None))
 
 
 def load_input(path: str) -> list[MlirChunk]:

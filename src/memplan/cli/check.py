@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from .args import add_mlir_input_arguments, assumptions_of, load_input
+from .args import (
+    add_limit_arguments,
+    add_mlir_input_arguments,
+    assumptions_of,
+    load_input,
+    overrides_of,
+)
 
 EXIT_1 = "any error diagnostic"
 
@@ -17,14 +23,49 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                             "size and report stack allocations in loops, unbounded ones, and "
                             "frames over the target's limits (exit 1 on any error).")
     add_mlir_input_arguments(p)
+    add_limit_arguments(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--dump", action="store_true",
+                   help="FILE is a pass-pipeline dump (--mlir-print-ir-after=... or -after-all): "
+                   "check each snapshot on its own")
+    p.add_argument("--pass", dest="pass_name", metavar="PASS",
+                   help="with --dump, only the snapshots after PASS (its argument, e.g. "
+                   "iree-codegen-hoist-statically-bound-allocations, or its class name)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..errors import InputError
+    from ..ir.dumps import load_dump
+
+    if args.pass_name and not args.dump:
+        raise InputError(args.file, "--pass chooses snapshots of a dump: add --dump")
+    if not args.dump:
+        text, errors = check_chunks(args, load_input(args.file))
+        print(text)
+        return 1 if errors else 0
+    results = []
+    for item in load_dump(args.file, args.pass_name):
+        if item.chunk is None:
+            skipped = json.dumps({"snapshot": item.snapshot.title, "skipped": item.skipped}) \
+                if args.json else f"skipped: {item.skipped}"
+            results.append((item.snapshot, skipped, 0))
+            continue
+        text, errors = check_chunks(args, [item.chunk], item.snapshot.title)
+        results.append((item.snapshot, text, errors))
+    if args.json:
+        print("[" + ",\n".join(text for _, text, _ in results) + "]")
+    else:
+        print("\n\n".join(f"== snapshot {s.index} ({s.title}, line {s.first_line}) ==\n{text}"
+                           for s, text, _ in results))
+    return 1 if any(errors for _, _, errors in results) else 0
+
+
+def check_chunks(args: argparse.Namespace, chunks: list, snapshot: str = "") -> tuple[str, int]:
+    """The report (text or JSON) of checking `chunks`, and its number of errors."""
     from ..analysis.access import access_modes
     from ..analysis.census import take_census
-    from ..analysis.ranges import check_assumptions
+    from ..analysis.ranges import Assumption, check_assumptions
     from ..check import CheckContext, run_checks
     from ..diagnostic import count_errors
     from ..report.access_report import access_json, format_access
@@ -42,25 +83,24 @@ def run(args: argparse.Namespace) -> int:
 
     assumptions = assumptions_of(args)
     target = load_target(args.target)
-    chunks = load_input(args.file)
-    check_assumptions(assumptions, chunks)
+    check_assumptions([a for a in assumptions if isinstance(a, Assumption)], chunks)
     census = [a for chunk in chunks for a in take_census(chunk, assumptions)]
-    context = CheckContext(census, target, args.file, chunks)
+    context = CheckContext(census, target, args.file, chunks, overrides_of(args), assumptions)
     diags = run_checks(context)
     errors = count_errors(diags)
     accesses = [a for chunk in chunks for a in access_modes(chunk)]
     copies = copy_rows(chunks, iree=False)
     if args.json:
         data = check_json(args.file, target.name, census, context.frames, diags)
+        if snapshot:
+            data["snapshot"] = snapshot
         data["workgroup"] = [kernel_json(k) for k in context.kernels]
         data["access"] = access_json(accesses)
         data["copies"] = copy_json(copies)
-        print(json.dumps(data, indent=2))
-        return 1 if errors else 0
+        return json.dumps(data, indent=2), errors
     parts = [format_census(census) if census else "no allocations"]
     if context.frames:
-        parts.append(format_frames(context.frames,
-                                   target.stack.max_frame if target.stack else None))
+        parts.append(format_frames(context.frames))
     # Memref-level programs have no tensor facts worth a table (their checks say it all).
     if any(a.type.startswith("tensor<") for a in accesses):
         parts.append(format_access(accesses))
@@ -73,5 +113,4 @@ def run(args: argparse.Namespace) -> int:
         parts.append(format_diagnostics(diags, args.file))
     warnings = sum(1 for d in diags if d.severity == "warning")
     parts.append(f"{errors} error(s), {warnings} warning(s) for target '{target.name}'")
-    print("\n\n".join(parts))
-    return 1 if errors else 0
+    return "\n\n".join(parts), errors

@@ -19,7 +19,11 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                             description="Estimate, per function, the transient buffers and "
                             "copied bytes the tensor program implies before and after "
                             "`memplan opt`'s tensor rewrites, and (unless --no-iree) what "
-                            "`iree-compile --compile-to=stream` allocates and copies.")
+                            "`iree-compile --compile-to=stream` allocates and copies. A file "
+                            "already at stream level (`--compile-to=stream` output, or the "
+                            "input of IREE's stream passes) is read as it is: every "
+                            "stream.async/resource alloca with its size and lifetime, every "
+                            "copy with its bytes.")
     c.add_argument("file", help="MLIR file")
     c.add_argument("--at", action="append", default=[], metavar="NAME=VALUE",
                    help="value of an index global (seq_step=511), an argument (arg0=3), the "
@@ -32,10 +36,20 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..analysis.stream import is_stream_level, stream_listing
     from ..report.copies_report import copy_json, format_copy_table
+    from ..report.stream_report import format_stream_listing, stream_json
 
     at = parse_values("--at", args.at, "NAME=INTEGER")
-    rows = copy_rows(load_input(args.file), at, iree=not args.no_iree)
+    chunks = load_input(args.file)
+    if any(is_stream_level(chunk) for chunk in chunks):
+        listing = [f for chunk in chunks for f in stream_listing(chunk, at)]
+        if args.json:
+            print(json.dumps(stream_json(listing), indent=2))
+        else:
+            print(format_stream_listing(listing), end="")
+        return 0
+    rows = copy_rows(chunks, at, iree=not args.no_iree)
     if args.json:
         print(json.dumps(copy_json(rows), indent=2))
     else:

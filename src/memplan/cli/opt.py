@@ -5,21 +5,28 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from ..diagnostic import Diagnostic
 from ..errors import BudgetError
 from ..files import Outputs
 from ..ir import MlirChunk
 from .args import (
+    add_limit_arguments,
     add_mlir_input_arguments,
     assumptions_of,
     inputs_of,
     load_input,
     non_negative_int,
+    overrides_of,
     parse_values,
 )
 
-EXIT_1 = ("an allocation could not be hoisted, bounded or placed, or a check by execution "
-          "differs")
+if TYPE_CHECKING:
+    from ..check import CheckContext
+
+EXIT_1 = ("an allocation could not be hoisted, bounded or placed, the output would fail "
+          "`memplan check` (default pipeline), or a check by execution differs")
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -31,9 +38,16 @@ def add_command(commands: argparse._SubParsersAction) -> None:
         "appends, place buffers",
         description="Rewrite MLIR with a pipeline of passes (default: "
         f"{','.join(DEFAULT_PIPELINE)}; `memplan passes` lists them). {summaries}. The IR goes "
-        "to stdout or -o; remarks, errors and the resulting stack frames go to stderr. Exit 1 "
-        "if something could not be rewritten or placed, or a check by execution differs.")
+        "to stdout or -o; remarks, errors and the resulting stack frames go to stderr. With the "
+        "default pipeline the output is then checked as `memplan check` would for the same "
+        "target: what it would reject is reported as an error here too (-p runs only the "
+        "passes named). A hoisted buffer that makes a frame too big "
+        "stays hoisted (it no longer grows the stack per iteration) and the frame error is "
+        "reported; --place moves buffers that do not fit to a pool or the heap instead. Exit 1 "
+        "if something could not be rewritten or placed, the output fails the check, or a check "
+        "by execution differs.")
     add_mlir_input_arguments(p)
+    add_limit_arguments(p)
     p.add_argument("-p", "--passes", metavar="PASS[,PASS...]",
                    help=f"the passes to run, in order (default {','.join(DEFAULT_PIPELINE)})")
     p.add_argument("-o", "--output", help="write the rewritten MLIR here (default: stdout)")
@@ -66,11 +80,11 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..analysis.census import take_census
-    from ..analysis.ranges import check_assumptions
+    from ..analysis.ranges import Assumption, check_assumptions
+    from ..check import CheckContext
     from ..diagnostic import count_errors
     from ..ir import clone_chunks
     from ..ir.print import print_chunks
-    from ..place.budgets import stack_frames
     from ..report.census_report import format_frames
     from ..report.diagnostics import format_diagnostics
     from ..targets import load_target
@@ -91,21 +105,24 @@ def run(args: argparse.Namespace) -> int:
     if args.place and not any(isinstance(p, PlaceBuffers) for p in passes):
         passes.append(PlaceBuffers())
     chunks = load_input(args.file)
-    check_assumptions(assumptions, chunks)
+    check_assumptions([a for a in assumptions if isinstance(a, Assumption)], chunks)
     originals = clone_chunks(chunks) if args.check_state or args.check_run else []
     report = run_pipeline(chunks, passes, PassContext(target, tuple(assumptions)))
     text = print_chunks(chunks, keep_locations=args.keep_locations)
     if args.check_state:
         check_state(args, originals, chunks)
     differs = check_run(originals, text, run_values) if args.check_run else False
-    failed = bool(count_errors(report.diagnostics)) or differs
     if not args.output and not differs:
         print(text, end="")  # stdout shows the rewrite even when part of it failed
     census = [a for chunk in chunks for a in take_census(chunk, assumptions)]
-    frames = stack_frames(census, target)
-    summary = [format_diagnostics(report.diagnostics, args.file)] if report.diagnostics else []
-    if frames:
-        summary.append(format_frames(frames, target.stack.max_frame if target.stack else None))
+    context = CheckContext(census, target, args.file, chunks, overrides_of(args), assumptions)
+    diagnostics = list(report.diagnostics)
+    if not args.passes:  # the whole tool promises a checked result; `-p` runs just those passes
+        diagnostics += still_rejected(report.diagnostics, context)
+    failed = bool(count_errors(diagnostics)) or differs
+    summary = [format_diagnostics(diagnostics, args.file)] if diagnostics else []
+    if context.frames:
+        summary.append(format_frames(context.frames))
     if differs:
         summary.append(f"memplan: {args.file}: the rewritten program computes different "
                        "results")
@@ -118,6 +135,16 @@ def run(args: argparse.Namespace) -> int:
     outputs.provide_text(args.output, text)
     outputs.commit()
     return 0
+
+
+def still_rejected(reported: Sequence[Diagnostic], context: CheckContext) -> list[Diagnostic]:
+    """What `memplan check` rejects in the rewritten program where opt has not already said
+    why (an error at the same place): opt never hands over silently what check refuses."""
+    from ..check import run_checks
+
+    said = {(d.loc.path, d.loc.line) for d in reported if d.is_error and d.loc is not None}
+    return [d for d in run_checks(context)
+            if d.is_error and (d.loc is None or (d.loc.path, d.loc.line) not in said)]
 
 
 def check_run(originals: Sequence[MlirChunk], rewritten: str, values: dict[str, int]) -> bool:

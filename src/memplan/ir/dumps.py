@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from .load import MlirChunk, new_context, parse_mlir
+from .load import MlirChunk, new_context, parse_mlir, read_mlir_text
 
 HEADER = re.compile(r"^// -----// IR Dump (After|Before) (.+?) //----- //[ \t]*$", re.MULTILINE)
 _NEW_STYLE = re.compile(r"(\S+): ([\w.-]+)(\{.*\})?$")  # `Name: argument{options}`
@@ -89,10 +89,7 @@ def _ir_only(body: str) -> str:
 def load_dump(path: str | Path, pass_name: str | None = None
               ) -> list[tuple[Snapshot, MlirChunk]]:
     """Parse the dump's snapshots (those of `pass_name` only, when given), one module each."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(path, f"cannot read file: {err}") from None
+    text = read_mlir_text(path)
     snapshots = split_dump(text)
     if not snapshots:
         raise InputError(path, "no `// -----// IR Dump After ... //----- //` header: not a "
@@ -105,9 +102,10 @@ def load_dump(path: str | Path, pass_name: str | None = None
                              + ", ".join(names))
         snapshots = chosen
     context = new_context()
+    lines = tuple(text.splitlines())
     loaded = []
     for snapshot in snapshots:
         module = parse_mlir(snapshot.text, str(path), snapshot.first_line, context)
-        loaded.append((snapshot, MlirChunk(str(path), snapshot.index, snapshot.first_line,
-                                           module)))
+        # Each snapshot is a program of its own: chunk 0 of itself.
+        loaded.append((snapshot, MlirChunk(str(path), 0, snapshot.first_line, module, lines)))
     return loaded

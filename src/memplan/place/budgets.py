@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ..analysis.census import Allocation
 from ..pack import Buffer, PackResult, Problem, plan
 from ..targets import Target
+from ..targets.applied import FunctionTargets
 
 WORKGROUP_SPACES = frozenset({"workgroup", "#gpu.address_space<workgroup>"})
 
@@ -36,9 +37,23 @@ def pack_allocations(allocations: Sequence[Allocation], capacity: int | None,
     return plan(Problem(tuple(buffers), capacity))
 
 
+PRIVATE_SPACES = frozenset({"private", "#gpu.address_space<private>"})
+
+
 def is_stack(a: Allocation) -> bool:
     """A `memref.alloca` in the default memory space: it lives in the function's frame."""
     return a.is_stack and a.memory_space is None
+
+
+def is_private(a: Allocation) -> bool:
+    """GPU private (per-thread) memory: a `gpu.func` private attribution or an allocation in
+    `#gpu.address_space<private>`. It lives in the thread's stack (CUDA local memory, AMD
+    scratch), so it counts in the frame where the target gives the stack a size."""
+    return a.memory_space in PRIVATE_SPACES
+
+
+def in_frame(a: Allocation) -> bool:
+    return is_stack(a) or is_private(a)
 
 
 def is_workgroup(a: Allocation) -> bool:
@@ -55,6 +70,7 @@ class Budget:
     packed: PackResult
     limit: int | None
     excluded: tuple[Allocation, ...] = ()  # in a loop or unbounded: no finite size
+    limit_source: str = ""  # where the limit came from when not the preset (the IR, an option)
 
     @property
     def peak(self) -> int:
@@ -69,6 +85,16 @@ class Budget:
         """What a budget without lifetimes (IREE's checks) would count."""
         return sum(b.size for b in self.packed.problem.buffers)
 
+    @property
+    def alignment(self) -> int:
+        return max((b.alignment for b in self.packed.problem.buffers), default=1)
+
+    @property
+    def padding(self) -> int:
+        """Bytes the packing adds over the sizes: every buffer starts at an aligned offset,
+        so a packed peak can exceed the unpacked sum."""
+        return max(0, self.peak - self.sum_bytes)
+
 
 def _by_function(census: Sequence[Allocation], keep) -> dict[tuple[int, str], list[Allocation]]:  # noqa: ANN001
     groups: dict[tuple[int, str], list[Allocation]] = {}
@@ -78,29 +104,43 @@ def _by_function(census: Sequence[Allocation], keep) -> dict[tuple[int, str], li
     return groups
 
 
-def stack_frames(census: Sequence[Allocation], target: Target) -> list[Budget]:
+def stack_frames(census: Sequence[Allocation], target: Target,
+                 targets: FunctionTargets | None = None) -> list[Budget]:
     """One frame per function with stack allocations, in census order: its bounded,
-    loop-free stack allocations packed against the target's frame limit."""
-    capacity = target.stack.max_frame if target.stack else None
-    align = target.stack.alignment if target.stack else 1
+    loop-free stack allocations packed against its frame limit (the target's, or what
+    `targets` says for that function). GPU private buffers count where the stack has a
+    size; without one there is no per-thread budget to check them against."""
     frames = []
-    for (chunk, function), allocs in _by_function(census, is_stack).items():
+    for (chunk, function), allocs in _by_function(census, in_frame).items():
+        applied = targets.of(chunk, function) if targets is not None else None
+        stack = applied.target.stack if applied is not None else target.stack
+        allocs = [a for a in allocs if is_stack(a) or stack is not None]
+        if not allocs:
+            continue
+        capacity = stack.max_frame if stack else None
+        align = stack.alignment if stack else 1
         counted = tuple(a for a in allocs
                         if a.scope_loop_depth == 0 and a.bytes_or_bound is not None)
         excluded = tuple(a for a in allocs if a not in counted)
         frames.append(Budget(chunk, function, counted, pack_allocations(counted, capacity, align),
-                             capacity, excluded))
+                             capacity, excluded,
+                             applied.stack_source() if applied is not None else ""))
     return frames
 
 
-def kernel_budgets(census: Sequence[Allocation], target: Target) -> list[Budget]:
-    """One workgroup-memory budget per kernel, in census order; none on a target without
-    workgroup memory."""
-    space = target.workgroup
-    if space is None:
-        return []
+def kernel_budgets(census: Sequence[Allocation], target: Target,
+                   targets: FunctionTargets | None = None) -> list[Budget]:
+    """One workgroup-memory budget per kernel, in census order; none for a kernel whose
+    target (or the IR) gives no workgroup memory."""
     groups = _by_function(census, lambda a: is_workgroup(a) and a.bytes_or_bound is not None)
-    return [Budget(chunk, function, tuple(allocs),
-                   pack_allocations(allocs, space.limit_per_kernel, space.alignment),
-                   space.limit_per_kernel)
-            for (chunk, function), allocs in groups.items()]
+    budgets = []
+    for (chunk, function), allocs in groups.items():
+        applied = targets.of(chunk, function) if targets is not None else None
+        space = applied.target.workgroup if applied is not None else target.workgroup
+        if space is None:
+            continue
+        budgets.append(Budget(chunk, function, tuple(allocs),
+                              pack_allocations(allocs, space.limit_per_kernel, space.alignment),
+                              space.limit_per_kernel, (),
+                              applied.workgroup_source() if applied is not None else ""))
+    return budgets

@@ -23,20 +23,24 @@ from collections.abc import Sequence
 from ..analysis.census import Allocation
 from ..diagnostic import Diagnostic, Note
 from ..targets import Target
+from ..targets.applied import FunctionTargets
 from .budgets import Budget, is_workgroup, kernel_budgets
 
 
 def workgroup_diagnostics(census: Sequence[Allocation], target: Target,
-                          kernels: Sequence[Budget] | None = None) -> list[Diagnostic]:
-    """Errors for every kernel over budget and every unbounded workgroup allocation."""
+                          kernels: Sequence[Budget] | None = None,
+                          targets: FunctionTargets | None = None) -> list[Diagnostic]:
+    """Errors for every kernel over budget and every unbounded workgroup allocation; the
+    limit is the target's, or what `targets` says for the kernel (the IR, an option)."""
     workgroup = [a for a in census if is_workgroup(a)]
-    if workgroup and target.workgroup is None:
-        return [Diagnostic("error", a.location, f"workgroup allocation in @{a.function}, but "
-                           f"target '{target.name}' has no workgroup memory",
-                           code="workgroup-limit") for a in workgroup]
-    diags = [_unbounded(a) for a in workgroup if a.bytes_or_bound is None]
+    without = [a for a in workgroup if (targets.of(a.chunk, a.function).target.workgroup
+                                         if targets is not None else target.workgroup) is None]
+    diags = [Diagnostic("error", a.location, f"workgroup allocation in @{a.function}, but "
+                        f"target '{target.name}' has no workgroup memory",
+                        code="workgroup-limit") for a in without]
+    diags += [_unbounded(a) for a in workgroup if a.bytes_or_bound is None and a not in without]
     if kernels is None:
-        kernels = kernel_budgets(census, target)
+        kernels = kernel_budgets(census, target, targets)
     diags += [_over_limit(k, target) for k in kernels if not k.fits]
     return diags
 
@@ -58,7 +62,8 @@ def _over_limit(kernel: Budget, target: Target) -> Diagnostic:
     message = (f"kernel @{kernel.function} needs {kernel.peak} bytes of workgroup memory "
                f"({len(ordered)} allocation(s) packed, {kernel.packed.lower_bound} bytes live "
                f"at once), "
-               f"over the {kernel.limit}-byte limit of target '{target.name}' "
+               f"over the {kernel.limit}-byte limit of "
+               f"{kernel.limit_source or f'target {target.name!r}'} "
                f"({kernel.peak / kernel.limit:.1f}x)")
     return Diagnostic("error", ordered[0].location, message, notes, code="workgroup-limit")
 

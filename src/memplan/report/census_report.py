@@ -35,13 +35,19 @@ def format_census(census: Sequence[Allocation]) -> str:
         right_align=(False, False, False, False, False, True, True, False))
 
 
-def format_frames(frames: Sequence[Budget], limit: int | None) -> str:
+def format_frames(frames: Sequence[Budget]) -> str:
     lines = []
     for f in frames:
         where = f" (// ----- chunk {f.chunk + 1})" if f.chunk else ""
-        count, budget = len(f.allocations), f" of {limit}" if limit is not None else ""
+        count = len(f.allocations)
+        budget = f" of {f.limit}" if f.limit is not None else ""
+        if f.limit is not None and f.limit_source:
+            budget += f" (limit from {f.limit_source})"
         packed = (f"{count} allocation{'' if count == 1 else 's'} packed, {f.sum_bytes} "
                   "unpacked")
+        if f.padding:
+            packed += (f"; packed is larger by {f.padding} bytes of alignment padding: each "
+                       f"buffer starts at a multiple of {f.alignment} bytes")
         if f.excluded:
             rest = f"; the other {packed} into {f.peak} bytes" if count else ""
             lines.append(f"stack frame @{f.function}{where}: no bound ({len(f.excluded)} stack "
@@ -73,8 +79,9 @@ def check_json(path: str, target: str, census: Sequence[Allocation],
         "stack_frames": [
             {"function": f.function, "chunk": f.chunk, "bounded": not f.excluded,
              "bytes": f.peak,
-             "unpacked_bytes": f.sum_bytes, "counted": len(f.allocations),
-             "not_counted": len(f.excluded)}
+             "unpacked_bytes": f.sum_bytes, "padding_bytes": f.padding,
+             "counted": len(f.allocations), "not_counted": len(f.excluded),
+             "limit": f.limit, "limit_source": f.limit_source or f"target '{target}'"}
             for f in frames
         ],
         "diagnostics": [diagnostic_json(d) for d in diags],
@@ -85,12 +92,14 @@ def check_json(path: str, target: str, census: Sequence[Allocation],
 def format_kernel_budgets(kernels: Sequence[Budget]) -> str:
     """One line per kernel: packed peak against the limit, like the stack frame summary."""
     return "\n".join(
-        f"workgroup memory @{k.function}: {k.peak} of {k.limit} bytes "
-        f"({len(k.allocations)} allocation(s) packed, {k.sum_bytes} unpacked)"
+        f"workgroup memory @{k.function}: {k.peak} of {k.limit} bytes"
+        + (f" (limit from {k.limit_source})" if k.limit_source else "")
+        + f" ({len(k.allocations)} allocation(s) packed, {k.sum_bytes} unpacked)"
         for k in kernels)
 
 
 def kernel_json(kernel: Budget) -> dict[str, object]:
     return {"function": kernel.function, "chunk": kernel.chunk, "peak": kernel.peak,
             "lower_bound": kernel.packed.lower_bound, "unpacked": kernel.sum_bytes,
-            "limit": kernel.limit, "allocations": len(kernel.allocations)}
+            "limit": kernel.limit, "limit_source": kernel.limit_source or "target",
+            "allocations": len(kernel.allocations)}

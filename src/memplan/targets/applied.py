@@ -9,9 +9,12 @@ remembers where it came from, so reports can say which applied.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..ir.target_attrs import Found, IrLimits
+from ..ir import MlirChunk
+from ..ir.target_attrs import Found, IrLimits, ir_limits
+from ..ir.walk import functions, symbol_name
 from .model import StackSpace, Target, WorkgroupSpace
 
 
@@ -52,19 +55,51 @@ class FunctionTarget:
     stack: AppliedLimit | None
     workgroup: AppliedLimit | None
 
-    @property
-    def overridden(self) -> bool:
-        return any(limit is not None and limit.source is not LimitSource.PRESET
-                   for limit in (self.stack, self.workgroup))
+    def stack_source(self) -> str:
+        """Where the frame limit came from, when not from the preset ("" otherwise)."""
+        return _source(self.stack)
+
+    def workgroup_source(self) -> str:
+        return _source(self.workgroup)
 
 
-def apply_limits(target: Target, ir_limits: IrLimits,
+def _source(limit: AppliedLimit | None) -> str:
+    return limit.describe() if limit is not None and limit.source is not LimitSource.PRESET \
+        else ""
+
+
+@dataclass(frozen=True)
+class FunctionTargets:
+    """The target of every function of an input, by (chunk, function name)."""
+
+    default: Target
+    by_function: dict[tuple[int, str], FunctionTarget]
+
+    def of(self, chunk: int, function: str) -> FunctionTarget:
+        found = self.by_function.get((chunk, function))
+        if found is None:
+            return apply_limits(self.default, IrLimits())
+        return found
+
+
+def function_targets(chunks: Sequence[MlirChunk], target: Target,
+                     overrides: LimitOverrides = LimitOverrides()) -> FunctionTargets:
+    """Each function's limits: the preset, what the IR says for it, the command line."""
+    found = {}
+    for chunk in chunks:
+        for func in functions(chunk.module):
+            found[(chunk.index, symbol_name(func))] = apply_limits(target, ir_limits(func),
+                                                                    overrides)
+    return FunctionTargets(target, found)
+
+
+def apply_limits(target: Target, stated: IrLimits,
                  overrides: LimitOverrides = LimitOverrides()) -> FunctionTarget:
     """The preset with the IR's limits, then the command line's, laid over it."""
     stack = _choose(target.stack.max_frame if target.stack else None, target.name,
-                    ir_limits.stack_bytes, overrides.max_frame, "--max-frame")
+                    stated.stack_bytes, overrides.max_frame, "--max-frame")
     workgroup = _choose(target.workgroup.limit_per_kernel if target.workgroup else None,
-                        target.name, ir_limits.workgroup_bytes, overrides.workgroup,
+                        target.name, stated.workgroup_bytes, overrides.workgroup,
                         "--workgroup-limit")
     changed = target
     if stack is not None and stack.source is not LimitSource.PRESET:
