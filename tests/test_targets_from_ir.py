@@ -29,7 +29,8 @@ def test_iree_executable_sources_carry_the_limit_on_the_variant(data: Path) -> N
     cpu = _limits(data / "matmul.llvm-cpu.sources.mlir")
     kernel = cpu["mm_dispatch_0_matmul_64x64x64_f32"]
     assert kernel.stack_bytes.value == 32768
-    assert kernel.stack_bytes.where == "hal.executable.variant @embedded_elf_x86_64"
+    assert kernel.stack_bytes.where == \
+        "max_stack_allocation_size on hal.executable.variant @embedded_elf_x86_64"
     assert cpu["mm"].stack_bytes is None  # the host function runs on no executable target
     gpu = _limits(data / "matmul.gfx942.sources.mlir")
     assert gpu["mm_dispatch_0_matmul_64x64x64_f32"].workgroup_bytes.value == 65536
@@ -47,7 +48,8 @@ def test_the_ir_overrides_the_preset_and_the_command_line_overrides_both(data: P
     assert "func.func @f16k" in from_ir.stack.describe()
     cli = apply_limits(x86, found["f16k"], LimitOverrides(max_frame=8192))
     assert (cli.stack.bytes, cli.stack.source) == (8192, LimitSource.COMMAND_LINE)
-    assert cli.target.stack.max_frame == 8192 and cli.stack.describe() == "--max-frame"
+    assert cli.target.stack.max_frame == 8192
+    assert cli.stack.describe() == "--max-frame on the command line"
 
 
 def test_workgroup_limit_from_ir_on_a_gpu_preset(data: Path) -> None:

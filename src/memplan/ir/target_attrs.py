@@ -33,7 +33,7 @@ SVE_VSCALE = (1, 16)
 @dataclass(frozen=True)
 class Found:
     value: int
-    where: str  # which op carried it, e.g. "hal.executable.variant @embedded_elf_x86_64"
+    where: str  # e.g. "max_stack_allocation_size on hal.executable.variant @embedded_elf_x86_64"
 
 
 @dataclass(frozen=True)
@@ -53,13 +53,15 @@ def ir_limits(func: ir.Operation) -> IrLimits:
     while op is not None:
         where = _describe(op)
         for text in _target_texts(op):
-            stack = stack or _first(_STACK, text, where)
-            workgroup = workgroup or _first(_WORKGROUP, text, where)
+            stack = stack or _first(_STACK, text, f"max_stack_allocation_size on {where}")
+            workgroup = workgroup or _first(_WORKGROUP, text,
+                                            f"max_workgroup_memory_bytes on {where}")
             vscale = vscale or _sve_vscale(text, where)
         if vscale is None and "vscale_range" in op.attributes:
             match = _VSCALE.search(str(op.attributes["vscale_range"]))
             if match:
-                vscale = (Found(int(match.group(1)), where), Found(int(match.group(2)), where))
+                found = f"vscale_range on {where}"
+                vscale = (Found(int(match.group(1)), found), Found(int(match.group(2)), found))
         parent = op.parent
         op = parent.operation if parent is not None else None
     return IrLimits(stack, workgroup, vscale)

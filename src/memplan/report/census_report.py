@@ -41,10 +41,10 @@ def format_frames(frames: Sequence[Budget]) -> str:
         where = f" (// ----- chunk {f.chunk + 1})" if f.chunk else ""
         count = len(f.allocations)
         budget = f" of {f.limit}" if f.limit is not None else ""
-        if f.limit is not None and f.limit_source:
-            budget += f" (limit from {f.limit_source})"
         packed = (f"{count} allocation{'' if count == 1 else 's'} packed, {f.sum_bytes} "
                   "unpacked")
+        if f.limit is not None and f.limit_source:
+            packed = f"limit: {f.limit_source}; {packed}"
         if f.padding:
             packed += (f"; packed is larger by {f.padding} bytes of alignment padding: each "
                        f"buffer starts at a multiple of {f.alignment} bytes")
@@ -92,9 +92,9 @@ def check_json(path: str, target: str, census: Sequence[Allocation],
 def format_kernel_budgets(kernels: Sequence[Budget]) -> str:
     """One line per kernel: packed peak against the limit, like the stack frame summary."""
     return "\n".join(
-        f"workgroup memory @{k.function}: {k.peak} of {k.limit} bytes"
-        + (f" (limit from {k.limit_source})" if k.limit_source else "")
-        + f" ({len(k.allocations)} allocation(s) packed, {k.sum_bytes} unpacked)"
+        f"workgroup memory @{k.function}: {k.peak} of {k.limit} bytes ("
+        + (f"limit: {k.limit_source}; " if k.limit_source else "")
+        + f"{len(k.allocations)} allocation(s) packed, {k.sum_bytes} unpacked)"
         for k in kernels)
 
 

@@ -31,11 +31,12 @@ class AppliedLimit:
     where: str  # the preset's name, the op carrying the attribute, or the option
 
     def describe(self) -> str:
+        """Whose limit it is, to follow "the N-byte limit of ..."."""
         if self.source is LimitSource.PRESET:
             return f"target '{self.where}'"
         if self.source is LimitSource.IR:
-            return f"the IR ({self.where})"
-        return self.where
+            return f"{self.where} in the IR"
+        return f"{self.where} on the command line"
 
 
 @dataclass(frozen=True)
