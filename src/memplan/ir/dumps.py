@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .load import MlirChunk, new_context, parse_mlir, read_mlir_text
+from .source import SourceName
 
 HEADER = re.compile(r"^// -----// IR Dump (After|Before) (.+?) //----- //[ \t]*$", re.MULTILINE)
 _NEW_STYLE = re.compile(r"(\S+): ([\w.-]+)(\{.*\})?$")  # `Name: argument{options}`
@@ -102,10 +103,11 @@ def load_dump(path: str | Path, pass_name: str | None = None
                              + ", ".join(names))
         snapshots = chosen
     context = new_context()
-    lines = tuple(text.splitlines())
     loaded = []
     for snapshot in snapshots:
-        module = parse_mlir(snapshot.text, str(path), snapshot.first_line, context)
+        name = SourceName(str(path), snapshot.first_line - 1)
+        module = parse_mlir(snapshot.text, name, snapshot.first_line, context)
         # Each snapshot is a program of its own: chunk 0 of itself.
-        loaded.append((snapshot, MlirChunk(str(path), 0, snapshot.first_line, module, lines)))
+        loaded.append((snapshot, MlirChunk(name, 0, snapshot.first_line, module,
+                                           tuple(snapshot.text.splitlines()))))
     return loaded
