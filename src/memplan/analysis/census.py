@@ -22,9 +22,14 @@ from iree.compiler import ir
 from ..errors import InputError
 from ..ir import MlirChunk, SourceLoc, source_loc
 from ..ir.cfg import cfg_cycle_around
-from ..ir.ops import ALLOCATION_OPS, MEMREF_VIEW_OPS
+from ..ir.ops import (
+    ALLOCATION_OPS,
+    LLVM_ALLOCATION_OPS,
+    MEMREF_VIEW_OPS,
+    STACK_ALLOCATION_OPS,
+)
 from ..ir.source import source_argument_names
-from ..ir.types import element_bytes, memory_space_name, shape_of
+from ..ir.types import element_bytes, llvm_pointer_space, memory_space_name, shape_of
 from ..ir.walk import (
     OpOrder,
     allocation_scope,
@@ -73,7 +78,7 @@ class Allocation:
 
     @property
     def is_stack(self) -> bool:
-        return self.op_name == "memref.alloca"
+        return self.op_name in STACK_ALLOCATION_OPS or self.op_name in LLVM_ALLOCATION_OPS
 
     @property
     def bytes_or_bound(self) -> int | None:
@@ -144,17 +149,21 @@ def _check_size_limit(a: Allocation, path: str) -> None:
 def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Allocation:
     """The census record of one allocation op."""
     type_ = op.results[0].type
-    shape = shape_of(type_)
-    elem_type = ir.ShapedType(type_).element_type
+    if op.name in LLVM_ALLOCATION_OPS:
+        shape, elem_type, sizes = _llvm_alloca_shape(op, facts.ranges)
+    else:
+        shape, elem_type = shape_of(type_), ir.ShapedType(type_).element_type
+        sizes = dynamic_size_operands(op)
     elem_bytes = element_bytes(elem_type)
-    dim_bounds, reason = bound_dims(shape, dynamic_size_operands(op), facts.ranges)
+    dim_bounds, reason = bound_dims(shape, sizes, facts.ranges)
     exact = bound = None
     if elem_bytes is None:
         reason = f"element type {elem_type} has no known size"
     elif reason is None:
         bound = elem_bytes * math.prod(dim_bounds)  # type: ignore[arg-type]
         exact = bound if None not in shape else None
-    memory_space = memory_space_name(type_)
+    memory_space = memory_space_name(type_) if op.name not in LLVM_ALLOCATION_OPS else \
+        llvm_pointer_space(type_)
     if "memory_space" in op.attributes:  # bufferization.alloc_tensor's own attribute
         memory_space = str(op.attributes["memory_space"])
     loops = enclosing_loops(op)
@@ -177,6 +186,17 @@ def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Al
         outside_entry_block=scope is not None and op.block != scope.regions[0].blocks[0],
         op=op,
     )
+
+
+def _llvm_alloca_shape(op: ir.Operation, ranges: RangeAnalysis
+                       ) -> tuple[tuple[int | None, ...], ir.Type, list[ir.Value]]:
+    """`llvm.alloca %n x T`: one dimension of `n` elements (static when `n` is a constant)."""
+    elem_type = ir.TypeAttr(op.attributes["elem_type"]).value
+    count = op.operands[0]
+    known = ranges.range_of(count)
+    if known.is_exact:
+        return (known.lo,), elem_type, []
+    return (None,), elem_type, [count]
 
 
 def bound_dims(shape: Sequence[int | None], sizes: Sequence[ir.Value],

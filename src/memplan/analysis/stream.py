@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from iree.compiler import ir
 
 from ..ir import MlirChunk, SourceLoc, source_loc
+from ..ir.ops import STREAM_ALLOCATION_OPS, STREAM_COPY_OPS
 from ..ir.source import source_argument_names
 from ..ir.walk import (
     OpOrder,
@@ -39,10 +40,6 @@ from ..ir.walk import (
 )
 from .copies import eval_index
 
-ALLOCATION_OPS = ("stream.async.alloca", "stream.resource.alloca")
-# Copies and what they move: the whole source (clone) or the copied length (the others).
-COPY_OPS = ("stream.async.clone", "stream.async.copy", "stream.async.update",
-            "stream.async.slice", "stream.cmd.copy")
 # Ops whose result is their target operand, written in place: (target operand index).
 _IN_PLACE_TARGET = {"stream.async.update": 0, "stream.async.copy": 4, "stream.async.fill": 0}
 
@@ -115,9 +112,9 @@ def stream_listing(chunk: MlirChunk, at: Mapping[str, int] | None = None
         names = _Names(func, chunk.lines)
         allocations, copies = [], []
         for op in walk(func):
-            if op.name in ALLOCATION_OPS:
+            if op.name in STREAM_ALLOCATION_OPS:
                 allocations.append(_allocation(op, name, chunk.path, order, at, names))
-            elif op.name in COPY_OPS:
+            elif op.name in STREAM_COPY_OPS:
                 copies.append(_copy(op, name, chunk.path, at, names))
         listing.append(StreamFunction(name, chunk.index, tuple(allocations), tuple(copies)))
     return listing

@@ -8,7 +8,7 @@ that grows a new loop or view op is taught to memplan in one line.
 from __future__ import annotations
 
 # Ops with a body that is a function: the unit every analysis works on.
-FUNCTION_OPS = frozenset({"func.func", "gpu.func", "util.func"})
+FUNCTION_OPS = frozenset({"func.func", "gpu.func", "util.func", "llvm.func"})
 
 # Ops holding the device code of a compiled program (kernels), apart from its host code.
 EXECUTABLE_OPS = frozenset({
@@ -32,15 +32,18 @@ STACK_ALLOCATION_OPS = frozenset({"memref.alloca"})
 HEAP_ALLOCATION_OPS = frozenset({"memref.alloc"})
 # Memref allocations (stack or heap): what hoisting and placement rewrite.
 MEMREF_ALLOCATION_OPS = STACK_ALLOCATION_OPS | HEAP_ALLOCATION_OPS
+# Stack slots after the LLVM conversion (`--compile-to=executable-targets` has them): the
+# census counts them; no rewrite touches them.
+LLVM_ALLOCATION_OPS = frozenset({"llvm.alloca"})
 # Everything the census counts as an allocation op (tensor allocations bufferize to one).
-ALLOCATION_OPS = MEMREF_ALLOCATION_OPS | {"bufferization.alloc_tensor"}
+ALLOCATION_OPS = MEMREF_ALLOCATION_OPS | LLVM_ALLOCATION_OPS | {"bufferization.alloc_tensor"}
 DEALLOCATION_OPS = frozenset({"memref.dealloc"})
 
 # Ops whose result is another name for (part of) the memory of operand 0.
 MEMREF_VIEW_OPS = frozenset({
     "memref.subview", "memref.cast", "memref.reinterpret_cast", "memref.expand_shape",
     "memref.collapse_shape", "memref.view", "memref.transpose", "memref.assume_alignment",
-    "memref.memory_space_cast",
+    "memref.memory_space_cast", "llvm.getelementptr", "llvm.bitcast", "llvm.addrspacecast",
 })
 # Tensor ops whose result is a view of operand 0: writing the view writes the source.
 TENSOR_VIEW_OPS = frozenset({
@@ -79,4 +82,12 @@ PURE_INDEX_OPS = frozenset({
 })
 INTEGER_CAST_OPS = frozenset({
     "arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi", "arith.trunci",
+})
+
+# Stream dialect: resources the scheduler must find memory for, and ops that move bytes
+# (a clone copies the whole resource; the others the length they are given).
+STREAM_ALLOCATION_OPS = frozenset({"stream.async.alloca", "stream.resource.alloca"})
+STREAM_COPY_OPS = frozenset({
+    "stream.async.clone", "stream.async.copy", "stream.async.update", "stream.async.slice",
+    "stream.cmd.copy",
 })

@@ -40,7 +40,24 @@ def element_bytes(type_: ir.Type) -> int | None:
         vector = ir.VectorType(type_)
         inner = element_bytes(vector.element_type)
         return None if inner is None else inner * math.prod(vector.shape)
+    match = _LLVM_ARRAY.fullmatch(str(type_))
+    if match:  # `!llvm.array<4 x f32>`, as llvm.alloca holds after the LLVM conversion
+        inner = element_bytes(ir.Type.parse(match.group(2), context=type_.context))
+        return None if inner is None else int(match.group(1)) * inner
     return None
+
+
+_LLVM_ARRAY = re.compile(r"!llvm\.array<(\d+) x (.+)>")
+# LLVM address spaces the GPU targets agree on (AMDGPU and NVPTX): 3 shared, 5 private.
+_LLVM_ADDRESS_SPACES = {"3": "workgroup", "5": "private"}
+
+
+def llvm_pointer_space(type_: ir.Type) -> str | None:
+    """`!llvm.ptr<5>` → "private", `!llvm.ptr<3>` → "workgroup"; None for the default."""
+    match = re.fullmatch(r"!llvm\.ptr<(\d+)>", str(type_))
+    if match is None or match.group(1) == "0":
+        return None
+    return _LLVM_ADDRESS_SPACES.get(match.group(1), f"addrspace({match.group(1)})")
 
 
 def shaped_element_bytes(type_: ir.Type) -> int | None:

@@ -14,6 +14,7 @@ from iree.compiler import ir
 
 from ..analysis.census import Allocation
 from ..analysis.devices import DeviceUse
+from ..ir.ops import LLVM_ALLOCATION_OPS
 from ..targets import Target
 from .model import Request
 
@@ -22,6 +23,8 @@ def build_requests(allocations: Sequence[Allocation], uses: Mapping[ir.Operation
                    target: Target) -> list[Request]:
     requests = []
     for allocation in allocations:
+        if allocation.op_name in LLVM_ALLOCATION_OPS:
+            continue  # already stack slots of the LLVM dialect: checked, never placed
         use = uses.get(allocation.op) if allocation.op is not None else None
         devices, notes = resolve_devices(use, target)
         requests.append(Request(allocation, devices, notes))
