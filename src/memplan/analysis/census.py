@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -218,9 +218,18 @@ def bound_dims(shape: Sequence[int | None], sizes: Sequence[ir.Value],
     return tuple(bounds), reason
 
 
-def buffer_lifetime(buffer: ir.Value, op: ir.Operation, order: OpOrder) -> tuple[int, int]:
-    """Half-open `[op, last use + 1)`; uses through views count, and a use inside a loop
-    nested in `op`'s block lasts until that loop ends (the loop comes back to it)."""
+def view_results(user: ir.Operation, value: ir.Value) -> list[ir.Value]:
+    """Results of `user` that are views of `value` (the same memory under another name)."""
+    return list(user.results) if user.name in MEMREF_VIEW_OPS and user.operands[0] == value \
+        else []
+
+
+def buffer_lifetime(buffer: ir.Value, op: ir.Operation, order: OpOrder,
+                    same_memory: Callable[[ir.Operation, ir.Value], list[ir.Value]]
+                    = view_results) -> tuple[int, int]:
+    """Half-open `[op, last use + 1)`; uses through `same_memory` results (views) count, and a
+    use inside a loop nested in `op`'s block lasts until that loop ends (the loop comes back
+    to it)."""
     start = order.position[op]
     end = start + 1
     pending, seen = [buffer], set()
@@ -233,8 +242,7 @@ def buffer_lifetime(buffer: ir.Value, op: ir.Operation, order: OpOrder) -> tuple
             top = ancestor_in_block(user, op.block)
             if top is not None:
                 end = max(end, order.end_of(top))
-            if user.name in MEMREF_VIEW_OPS and user.operands[0] == value:
-                pending.extend(user.results)
+            pending.extend(same_memory(user, value))
     return start, end
 
 

@@ -31,13 +31,12 @@ from ..ir.ops import STREAM_ALLOCATION_OPS, STREAM_COPY_OPS
 from ..ir.source import source_argument_names
 from ..ir.walk import (
     OpOrder,
-    ancestor_in_block,
     block_argument_owner,
     functions,
     symbol_name,
-    users,
     walk,
 )
+from .census import buffer_lifetime
 from .copies import eval_index
 
 # Ops whose result is their target operand, written in place: (target operand index).
@@ -140,8 +139,9 @@ def _allocation(op: ir.Operation, function: str, path: str, order: OpOrder,
                 at: Mapping[str, int], names: _Names) -> StreamAllocation:
     resource = op.results[0]
     size = _index_operands(op)[-1]
+    live = buffer_lifetime(resource, op, order, _same_resource_results)
     return StreamAllocation(function, op.name, source_loc(op, path), resource_lifetime(resource),
-                            eval_index(size, at), names(size), _live(resource, op, order))
+                            eval_index(size, at), names(size), live)
 
 
 def _copy(op: ir.Operation, function: str, path: str, at: Mapping[str, int],
@@ -168,24 +168,6 @@ def _is_resource(value: ir.Value) -> bool:
 
 def _index_operands(op: ir.Operation) -> list[ir.Value]:
     return [v for v in op.operands if isinstance(v.type, ir.IndexType)]
-
-
-def _live(resource: ir.Value, op: ir.Operation, order: OpOrder) -> tuple[int, int]:
-    """Half-open `[op, last use + 1)`, following results that are the same resource."""
-    start = order.position[op]
-    end = start + 1
-    pending, seen = [resource], set()
-    while pending:
-        value = pending.pop()
-        for user in users(value):
-            if user in seen:
-                continue
-            seen.add(user)
-            top = ancestor_in_block(user, op.block)
-            if top is not None:
-                end = max(end, order.end[top])
-            pending.extend(_same_resource_results(user, value))
-    return start, end
 
 
 def _same_resource_results(user: ir.Operation, value: ir.Value) -> list[ir.Value]:
