@@ -69,11 +69,6 @@ JUSTIFIED: dict[tuple[str, str, int], str] = {
         "entry, a reinterpret_cast view where it was); IREE leaves it in ^bb1, where IREE's own "
         "check-ir-before-llvm-conversion then rejects it ('all stack allocations need to be "
         "hoisted to the entry block'; iree-opt 3.13, hoist then check on this split)",
-    ("hoist_statically_bound_allocations.mlir", "CHECK-UNBOUNDED-VSCALE", 1):
-        "not the default mode: the RUN line sets vscale-max=0, which makes IREE ignore the "
-        "function's own vscale_range<1, 16>; memplan reads vscale_range from the IR (the IR "
-        "wins over the preset, and --vscale-max N over both), so the alloca is bounded (256 "
-        "bytes) and hoisted",
 }
 
 
@@ -270,29 +265,30 @@ def opt_placements(path: Path, target: str, extra: list[str]
         code, _, err = memplan(["opt", str(path), "--target", target, "-o", str(output), *extra])
         if code not in (0, 1) or not output.exists():
             return f"memplan opt fails: {err.strip()}"
-        chunks = load_mlir(output)
-        result = []
-        for chunk in chunks:
-            found: dict[str, tuple[str, ...]] = {}
-            for func in functions(chunk.module):
-                entry = func.regions[0].blocks[0]
-                placed = []
-                for op in walk(func):
-                    if op.name not in ("memref.alloc", "memref.alloca"):
-                        continue
-                    kind = op.name.removeprefix("memref.")
-                    if op.block != entry:
-                        placed.append(f"{kind} stays")
-                        continue
-                    type_ = ir.MemRefType(op.results[0].type)
-                    if type_.has_static_shape:
-                        size = (element_bytes(type_.element_type) or 0) * _product(type_.shape)
-                        placed.append(f"{kind} entry {size}B")
-                    else:
-                        placed.append(f"{kind} entry dynamic")
-                found[symbol_name(func)] = tuple(sorted(placed))
-            result.append(found)
-        return result
+        # The IR objects live only inside _placements_of: freed while their module lives.
+        return [_placements_of(chunk) for chunk in load_mlir(output)]
+
+
+def _placements_of(chunk: object) -> dict[str, tuple[str, ...]]:
+    found: dict[str, tuple[str, ...]] = {}
+    for func in functions(chunk.module):  # type: ignore[attr-defined]
+        entry = func.regions[0].blocks[0]
+        placed = []
+        for op in walk(func):
+            if op.name not in ("memref.alloc", "memref.alloca"):
+                continue
+            kind = op.name.removeprefix("memref.")
+            if op.block != entry:
+                placed.append(f"{kind} stays")
+                continue
+            type_ = ir.MemRefType(op.results[0].type)
+            if type_.has_static_shape:
+                size = (element_bytes(type_.element_type) or 0) * _product(type_.shape)
+                placed.append(f"{kind} entry {size}B")
+            else:
+                placed.append(f"{kind} entry dynamic")
+        found[symbol_name(func)] = tuple(sorted(placed))
+    return found
 
 
 def _product(shape: list[int]) -> int:
@@ -341,7 +337,7 @@ def _compare_check(path: Path, run: RunLine, target: str,
 def _compare_hoist(path: Path, run: RunLine, target: str, splits: list[tuple[int, int, str]],
                    context: ir.Context) -> list[Row]:
     vscale = int(run.options.get("vscale-max", "0")) or None
-    extra = ["--vscale-max", str(vscale)] if vscale else []
+    extra = ["--vscale-max", run.options["vscale-max"]] if "vscale-max" in run.options else []
     placed = opt_placements(path, target, extra)
     rows = []
     for index, (_, _, text) in enumerate(splits):

@@ -45,3 +45,10 @@ def test_min_with_vscale_is_bounded_by_vscale_alone() -> None:
     assert "vector.vscale" in open_.unbounded_reason and "%arg0" in open_.unbounded_reason
     (by_arg,) = _census(HOIST, 4, [Assumption("arg0", hi=100)])
     assert by_arg.bound_bytes == 99 * 4  # the argument alone bounds it too (iv < 100)
+
+
+def test_vscale_max_zero_leaves_it_unbounded_over_the_function() -> None:
+    # As IREE's vscale-max=0: the function's vscale_range<1, 16> is not trusted.
+    (alloca,) = _census(HOIST, 1, [VscaleBound(None)])
+    assert alloca.bound_bytes is None
+    assert "--vscale-max 0" in alloca.unbounded_reason

@@ -8,7 +8,7 @@ from functools import cached_property
 
 from iree.compiler import ir
 
-from ..analysis.census import Allocation, FunctionFacts, function_facts
+from ..analysis.census import Allocation, function_facts
 from ..analysis.devices import DeviceUse, device_uses
 from ..ir import MlirChunk
 from ..ir.ops import MEMREF_ALLOCATION_OPS
@@ -44,14 +44,8 @@ class CheckContext:
         chunk = next((c for c in self.chunks if c.index == a.chunk), None)
         if func is None or chunk is None:
             return None
-        facts = self._facts.get(func)
-        if facts is None:
-            facts = self._facts[func] = function_facts(func, chunk, self.assumptions)  # type: ignore[arg-type]
+        facts = function_facts(func, chunk, self.assumptions)  # type: ignore[arg-type]
         return plan_hoist(a.op, facts, chunk.path)
-
-    @cached_property
-    def _facts(self) -> dict[ir.Operation, FunctionFacts]:
-        return {}
 
     @cached_property
     def frames(self) -> list[Budget]:
