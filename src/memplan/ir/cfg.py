@@ -53,6 +53,8 @@ def cfg_cycle_around(op: ir.Operation, stop: ir.Operation) -> ir.Operation | Non
     """The branch closing a CFG cycle that `op` (or an op enclosing it, up to `stop`) is on."""
     current: ir.Operation | None = op
     while current is not None and current != stop:
+        if current.parent is None:  # a top-level op has no block (and asking crashes)
+            return None
         block = current.block
         region = block.region
         if len(list(region.blocks)) > 1:

@@ -156,9 +156,12 @@ def ancestor_in_block(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
     """`op` itself or the ancestor of `op` whose block is `block` (None if not nested there)."""
     current: ir.Operation | None = op
     while current is not None:
+        parent = parent_op(current)
+        if parent is None:  # a top-level op: asking for its block crashes the bindings at exit
+            return None
         if current.block == block:
             return current
-        current = parent_op(current)
+        current = parent
     return None
 
 
