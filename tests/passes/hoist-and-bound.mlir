@@ -295,7 +295,7 @@ func.func @unbounded(%out: memref<8x72xi32>, %n: index) {
   scf.for %iv = %c0 to %c72 step %c32 {
     %sz = arith.addi %iv, %n : index
     // DIAG-NEXT: mlir:[[# @LINE + 4]]:12: error: stack allocation of memref<8x?xi32> is not hoisted: its size changes
-    // DIAG-SAME: in the loop and has no proven bound
+    // DIAG-SAME: in the `scf.for` at line [[# @LINE - 3]] and has no proven bound
     // DIAG-NEXT: mlir:[[# @LINE + 2]]:12: note: size comes from argument %n of @unbounded, which has no upper bound
     // ASSUME-DIAG: mlir:[[# @LINE + 1]]:12: remark: stack allocation of memref<8x?xi32> bound to memref<8x72xi32> (2304 bytes)
     %buf = memref.alloca(%sz) : memref<8x?xi32>
@@ -339,9 +339,9 @@ func.func @escapes(%init: memref<4xi32>) -> memref<4xi32> {
   %c32 = arith.constant 32 : index
   %c72 = arith.constant 72 : index
   %r = scf.for %iv = %c0 to %c72 step %c32 iter_args(%prev = %init) -> memref<4xi32> {
-    // DIAG-NEXT: mlir:[[# @LINE + 3]]:12: error: heap allocation of memref<4xi32> is not hoisted: the buffer escapes
-    // DIAG-SAME: its iteration through `scf.yield`
-    // DIAG-NEXT: mlir:[[# @LINE + 3]]:5: note: escapes here
+    // DIAG-NEXT: mlir:[[# @LINE + 3]]:12: error: heap allocation of memref<4xi32> is not hoisted out of the `scf.for`
+    // DIAG-SAME: at line [[# @LINE - 2]]: the buffer is yielded by the loop it is made in (`scf.yield`)
+    // DIAG-NEXT: mlir:[[# @LINE + 3]]:5: note: here
     %buf = memref.alloc() : memref<4xi32>
     memref.copy %prev, %buf : memref<4xi32> to memref<4xi32>
     scf.yield %buf : memref<4xi32>
@@ -394,7 +394,7 @@ func.func @outer_iv_size(%n: index) {
     // DIAG-NEXT: mlir:[[# @LINE + 7]]:14: remark: hoisted heap allocation of memref<?xi32> with its loop-invariant
     // DIAG-SAME: size out of the loop at line [[# @LINE + 4]]
     // DIAG-NEXT: mlir:[[# @LINE + 5]]:14: error: heap allocation of memref<?xi32> has no proven size bound; it was
-    // DIAG-SAME: moved out of the loops its size does not depend on, no further
+    // DIAG-SAME: moved out of the `scf.for` at line [[# @LINE + 2]] (its size does not change there), no further
     // DIAG-NEXT: mlir:[[# @LINE + 3]]:14: note: size comes from argument %n of @outer_iv_size
     scf.for %i = %c0 to %c8 step %c1 {
       %m = arith.muli %iv, %n : index

@@ -66,6 +66,9 @@ def _opt_says(ctx: CheckContext, a: Allocation) -> str:
     if plan is None:
         return "`memplan opt` does not rewrite it"
     kind = plan.kind
+    if kind is HoistKind.NOTHING:  # already where opt puts it: the start of a parallel body
+        return "`memplan opt` leaves it where it is: each iteration of a parallel loop needs " \
+            "its own buffer"
     if kind is HoistKind.TO_ENTRY:
         return "`memplan opt` hoists it to the function entry"
     if kind is HoistKind.BIND:
