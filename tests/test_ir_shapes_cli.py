@@ -100,3 +100,12 @@ def test_stack_in_loop_note_is_opts_decision(capsys, data: Path) -> None:
     assert sum("hoists it to the function entry" in n for n in notes) == 3
     (refused,) = [n for n in notes if "cannot hoist it" in n]
     assert "iter_args.mlir:67:10" in refused and "yielded by the loop it is made in" in refused
+
+
+def test_dump_options_refuse_bad_input_in_one_line(capsys, data: Path) -> None:
+    code, _, err = _run(capsys, "check", data / "entry_alloca.mlir", "--target", "x86_64",
+                        "--pass", "cse")
+    assert code == 2 and "--pass chooses snapshots of a dump: add --dump" in err
+    code, _, err = _run(capsys, "check", data / "entry_alloca.mlir", "--target", "x86_64",
+                        "--dump")
+    assert code == 2 and "not a pass-pipeline dump" in err and len(err.splitlines()) == 1
