@@ -109,3 +109,13 @@ def test_dump_options_refuse_bad_input_in_one_line(capsys, data: Path) -> None:
     code, _, err = _run(capsys, "check", data / "entry_alloca.mlir", "--target", "x86_64",
                         "--dump")
     assert code == 2 and "not a pass-pipeline dump" in err and len(err.splitlines()) == 1
+
+
+def test_a_returned_stack_buffer_is_an_error(capsys, data: Path) -> None:
+    hoist = data / "peers" / "iree" / "hoist_statically_bound_allocations.mlir"
+    code, out, _ = _run(capsys, "check", hoist, "--target", "x86_64", "--json")
+    returned = [d for d in json.loads(out)["diagnostics"] if d["code"] == "stack-returned"]
+    # splits 06 and 07 return the alloca; 08 returns what its loop yielded: the alloca
+    assert [d["location"]["line"] for d in returned] == [147, 162, 180]
+    assert [d["notes"][0]["location"]["line"] for d in returned] == [148, 163, 184]
+    assert "dangling" in returned[0]["message"]

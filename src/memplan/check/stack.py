@@ -5,6 +5,8 @@
   frame grows with every iteration; an alloca in an `alloca_scope` inside the loop is fine.
 - `stack-not-in-entry` (error): a `memref.alloca` outside its function's entry block
   (and outside loops): LLVM makes it a dynamic stack adjustment; IREE refuses it.
+- `stack-returned` (error): a `memref.alloca` (or a view of it) returned from its function:
+  the caller gets memory that was freed on return.
 - `stack-unbounded` (error): a `memref.alloca` whose size has no proven bound.
 - `stack-allocation-limit` (error): one allocation above the target's
   `stack.max_allocation`; any stack allocation on a target without a stack.
@@ -21,9 +23,11 @@ have an error of their own and no finite frame.
 
 from __future__ import annotations
 
+from ..analysis.buffer_flow import EscapeKind, escape_from
 from ..analysis.census import Allocation
 from ..diagnostic import Diagnostic, Note
-from ..ir.ops import LLVM_ALLOCATION_OPS
+from ..ir import source_loc
+from ..ir.ops import LLVM_ALLOCATION_OPS, STACK_ALLOCATION_OPS
 from ..place.budgets import is_stack
 from ..transforms.hoist import HoistKind
 from .context import CheckContext
@@ -98,6 +102,29 @@ def check_stack_outside_entry(ctx: CheckContext) -> list[Diagnostic]:
         for a in ctx.census
         if is_stack(a) and a.outside_entry_block and a.scope_loop_depth == 0
     ]
+
+
+def check_stack_returned(ctx: CheckContext) -> list[Diagnostic]:
+    """A stack buffer (or a view of it) returned from its function: its memory is gone when the
+    caller gets it."""
+    diags = []
+    for a in ctx.census:
+        if not is_stack(a) or a.op is None or a.op.name not in STACK_ALLOCATION_OPS:
+            continue
+        escape = escape_from(a.op.results[0], ())
+        if escape is None or escape.kind is not EscapeKind.RETURNED:
+            continue
+        diags.append(Diagnostic(
+            "error", a.location, f"stack allocation of {describe_type(a)} is returned from "
+            f"@{a.function}: its memory is freed when @{a.function} returns, so the caller gets "
+            "a dangling buffer", [Note(source_loc(escape.op, _path_of(ctx, a)), "returned here")],
+            code="stack-returned"))
+    return diags
+
+
+def _path_of(ctx: CheckContext, a: Allocation) -> str:
+    """The name the allocation's chunk was parsed under (it knows the chunk's first line)."""
+    return next((c.path for c in ctx.chunks if c.index == a.chunk), ctx.path)
 
 
 def check_unbounded_stack(ctx: CheckContext) -> list[Diagnostic]:
@@ -175,7 +202,7 @@ def check_tensor_allocation_in_loop(ctx: CheckContext) -> list[Diagnostic]:
 
 
 STACK_CHECKS = [
-    check_stack_in_loop, check_stack_outside_entry, check_unbounded_stack,
+    check_stack_in_loop, check_stack_outside_entry, check_stack_returned, check_unbounded_stack,
     check_allocation_limit, check_frame_limit,
     check_heap_in_loop, check_tensor_allocation_in_loop,
 ]
