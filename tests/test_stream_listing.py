@@ -49,6 +49,9 @@ def test_split_with_constant_sizes_and_a_tied_chain() -> None:
     assert alloca.bytes is None  # sized by an argument
     # The target is written by four updates in a chain; the last one's result is returned.
     assert [c.op for c in function.copies] == ["stream.async.update"] * 4
+    # Sizes by the source's own names, though `// CHECK-SAME:` lines sit inside the signature.
+    assert alloca.size_value == "%target_size"
+    assert {c.size_value for c in function.copies} == {"%update_size"}
     assert alloca.live[1] - alloca.live[0] == 6  # the alloca, four updates, util.return
 
 

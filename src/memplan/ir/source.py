@@ -64,6 +64,9 @@ def _nested_location(loc: ir.Location) -> ir.Location | None:
     return None
 
 
+_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
+
+
 def source_argument_names(func: ir.Operation, lines: Sequence[str]) -> list[str | None]:
     """The SSA names (`n` for `%n`) the source gives the function's arguments.
 
@@ -77,7 +80,10 @@ def source_argument_names(func: ir.Operation, lines: Sequence[str]) -> list[str 
         line, col = loc.start_line, loc.start_col
     except AttributeError:
         return [None] * count
-    text = "\n".join(lines[line - 1: line + 40])[col - 1:]
+    # Comments between arguments (IREE's lit tests put `// CHECK-SAME:` there) are not code.
+    signature = [_COMMENT.sub(lambda m: m.group(0) if m.group(0).startswith('"') else "", text)
+                 for text in lines[line - 1: line + 40]]
+    text = "\n".join(signature)[col - 1:]
     start = text.find("(")
     if start < 0:
         return [None] * count
