@@ -29,7 +29,7 @@ func.func @f() {
 def test_iree_opt_dump_reads_as_three_snapshots_of_one_function(data: Path) -> None:
     # iree-opt canonicalize, hoist-statically-bound-allocations, check-ir-before-llvm-conversion
     # on a loop with a bounded dynamic alloca, --mlir-print-ir-after-all.
-    loaded = load_dump(data / "pipeline_after_all.dump")
+    loaded = [(item.snapshot, item.chunk) for item in load_dump(data / "pipeline_after_all.dump")]
     assert [s.pass_argument for s, _ in loaded] == [
         "canonicalize", "iree-codegen-hoist-statically-bound-allocations",
         "iree-llvmcpu-check-ir-before-llvm-conversion"]
@@ -47,7 +47,7 @@ def test_choose_a_pass_by_argument_or_class_name(data: Path) -> None:
     path = data / "pipeline_after_all.dump"
     by_argument = load_dump(path, "iree-codegen-hoist-statically-bound-allocations")
     by_class = load_dump(path, "HoistStaticallyBoundAllocations")
-    assert [s.index for s, _ in by_argument] == [s.index for s, _ in by_class] == [1]
+    assert [i.snapshot.index for i in by_argument] == [i.snapshot.index for i in by_class] == [1]
     with pytest.raises(InputError, match="no snapshot after pass 'cse'.*canonicalize"):
         load_dump(path, "cse")
 
@@ -59,6 +59,20 @@ def test_old_style_headers_and_interleaved_diagnostics() -> None:
     assert (second.pass_name, second.pass_argument) == ("Canonicalizer", "canonicalize")
     assert "warning" not in first.text and first.text.rstrip().endswith("}")
     assert first.first_line == 3
+
+
+def test_a_snapshot_that_does_not_parse_alone_is_skipped(tmp_path: Path) -> None:
+    # A function pass's snapshot prints the function alone; its callee is elsewhere.
+    dump = tmp_path / "x.dump"
+    dump.write_text(OLD_STYLE + """// -----// IR Dump After Inliner (inline) //----- //
+func.func @caller() {
+  func.call @elsewhere() : () -> ()
+  return
+}
+""")
+    loaded = load_dump(dump)
+    assert [i.chunk is None for i in loaded] == [False, False, True]
+    assert "elsewhere" in loaded[2].skipped
 
 
 def test_not_a_dump_is_one_clear_error(data: Path) -> None:

@@ -87,9 +87,20 @@ def _ir_only(body: str) -> str:
     return "".join(lines[:last + 1])
 
 
-def load_dump(path: str | Path, pass_name: str | None = None
-              ) -> list[tuple[Snapshot, MlirChunk]]:
-    """Parse the dump's snapshots (those of `pass_name` only, when given), one module each."""
+@dataclass(frozen=True)
+class LoadedSnapshot:
+    snapshot: Snapshot
+    chunk: MlirChunk | None  # None: it does not parse on its own (see `skipped`)
+    skipped: str = ""
+
+
+def load_dump(path: str | Path, pass_name: str | None = None) -> list[LoadedSnapshot]:
+    """Parse the dump's snapshots (those of `pass_name` only, when given), one module each.
+
+    A snapshot of one op (`--mlir-print-ir-after` on a function pass prints the function
+    alone) may not verify without the rest of its module (a call to a function printed
+    elsewhere, a variant without its executable): it is kept as skipped, with the parser's
+    reason, and the others are read."""
     text = read_mlir_text(path)
     snapshots = split_dump(text)
     if not snapshots:
@@ -106,8 +117,14 @@ def load_dump(path: str | Path, pass_name: str | None = None
     loaded = []
     for snapshot in snapshots:
         name = SourceName(str(path), snapshot.first_line - 1)
-        module = parse_mlir(snapshot.text, name, snapshot.first_line, context)
+        try:
+            module = parse_mlir(snapshot.text, name, snapshot.first_line, context)
+        except InputError as err:
+            loaded.append(LoadedSnapshot(snapshot, None, str(err)))
+            continue
         # Each snapshot is a program of its own: chunk 0 of itself.
-        loaded.append((snapshot, MlirChunk(name, 0, snapshot.first_line, module,
-                                           tuple(snapshot.text.splitlines()))))
+        loaded.append(LoadedSnapshot(snapshot, MlirChunk(name, 0, snapshot.first_line, module,
+                                                         tuple(snapshot.text.splitlines()))))
+    if not any(item.chunk is not None for item in loaded):
+        raise InputError(path, f"no snapshot parses on its own; the first: {loaded[0].skipped}")
     return loaded
