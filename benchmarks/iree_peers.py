@@ -260,11 +260,13 @@ def opt_placements(path: Path, target: str, extra: list[str]
                    ) -> list[dict[str, tuple[str, ...]]] | str:
     """Per split and function, where memplan opt's output has each allocation (or why
     memplan opt failed)."""
+    # stdout has the rewrite even when opt reports errors (-o is written only on success).
+    code, out, err = memplan(["opt", str(path), "--target", target, *extra])
+    if code not in (0, 1) or not out.strip():
+        return f"memplan opt fails: {err.strip()}"
     with tempfile.TemporaryDirectory() as tmp:
         output = Path(tmp) / "out.mlir"
-        code, _, err = memplan(["opt", str(path), "--target", target, "-o", str(output), *extra])
-        if code not in (0, 1) or not output.exists():
-            return f"memplan opt fails: {err.strip()}"
+        output.write_text(out)
         # The IR objects live only inside _placements_of: freed while their module lives.
         return [_placements_of(chunk) for chunk in load_mlir(output)]
 

@@ -28,7 +28,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..analysis.census import take_census
-    from ..analysis.ranges import check_assumptions
+    from ..analysis.ranges import Assumption, check_assumptions
     from ..ir import load_mlir
     from ..place.model import unplaced_diagnostics
     from ..place.module import place_chunk
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     assumptions = assumptions_of(args)
     target = load_target(args.target)
     chunks = load_mlir(args.file)
-    check_assumptions(assumptions, chunks)
+    check_assumptions([a for a in assumptions if isinstance(a, Assumption)], chunks)
     placements = [place_chunk(chunk, take_census(chunk, assumptions), target)
                   for chunk in chunks]
     if args.json:
