@@ -40,7 +40,9 @@ from .census import buffer_lifetime
 from .copies import eval_index
 
 # Ops whose result is their target operand, written in place: (target operand index).
-_IN_PLACE_TARGET = {"stream.async.update": 0, "stream.async.copy": 4, "stream.async.fill": 0}
+_IN_PLACE_TARGET = {"stream.async.update": 0, "stream.async.copy": 0, "stream.async.fill": 0}
+# Where the bytes come from: `stream.async.update/copy` list their target first.
+_SOURCE_OPERAND = {"stream.async.update": 4, "stream.async.copy": 4}
 
 
 class StreamLifetime(enum.Enum):
@@ -147,7 +149,7 @@ def _allocation(op: ir.Operation, function: str, path: str, order: OpOrder,
 def _copy(op: ir.Operation, function: str, path: str, at: Mapping[str, int],
           names: _Names) -> StreamCopy:
     length = op.operands[len(op.operands) - 1]
-    source = op.operands[4] if op.name == "stream.async.update" else op.operands[0]
+    source = op.operands[_SOURCE_OPERAND.get(op.name, 0)]
     constant = _is_resource(source) and resource_lifetime(source) is StreamLifetime.CONSTANT
     return StreamCopy(function, op.name, source_loc(op, path), eval_index(length, at),
                       names(length), constant)
