@@ -1,0 +1,101 @@
+"""The planner's large-instance paths agree with the plain ones they replace.
+
+The compiled greedy core, the compiled overlap sweep and the numpy lower bound
+are checked against the direct scans on random problems small enough for both.
+"""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memplan.pack import Buffer, Problem, Solution, lower_bound, violations
+from memplan.pack.arrays import problem_arrays
+from memplan.pack.greedy_core import place_in_order as place_compiled
+from memplan.pack.heuristics import ORDERS, place_by_scan
+from memplan.pack.sweep_check import overlapping_pairs
+from memplan.pack.validate import _overlaps
+
+
+@st.composite
+def problems(draw, max_buffers=40):
+    """Random lifetimes, sizes and alignments, some buffers pinned (never two
+    pinned ones overlapping, as the CSV reader guarantees)."""
+    n = draw(st.integers(1, max_buffers))
+    horizon = draw(st.integers(1, 60))
+    buffers: list[Buffer] = []
+    for i in range(n):
+        start = draw(st.integers(0, horizon))
+        end = start + draw(st.integers(1, 1 + horizon // 2))
+        size = draw(st.sampled_from([1, 3, 8, 16, 100])) * draw(st.integers(1, 6))
+        alignment = draw(st.sampled_from([1, 1, 1, 2, 8, 64]))
+        offset = None
+        if draw(st.integers(0, 9)) == 0:
+            offset = alignment * draw(st.integers(0, 40))
+            if any(b.offset is not None and b.start < end and start < b.end
+                   and b.offset < offset + size and offset < b.offset + b.size
+                   for b in buffers):
+                offset = None
+        buffers.append(Buffer(f"b{i}", start, end, size, alignment, offset))
+    return Problem(buffers)
+
+
+@given(problems(), st.sampled_from(sorted(ORDERS)), st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_compiled_core_places_exactly_as_the_scan(problem, order_name, best_fit):
+    arrays = problem_arrays(problem)
+    order = ORDERS[order_name](arrays)
+    compiled = place_compiled(arrays.section_lo, arrays.section_hi, arrays.n_sections,
+                              arrays.sizes, arrays.aligns, arrays.fixed, order, best_fit)
+    assert compiled.tolist() == place_by_scan(arrays, order, best_fit).tolist()
+
+
+def _reference_bound(problem: Problem) -> int:
+    events = sorted([(b.start, b.size) for b in problem.buffers]
+                    + [(b.end, -b.size) for b in problem.buffers])
+    live = peak = 0
+    for _, delta in events:
+        live += delta
+        peak = max(peak, live)
+    pinned = [b.offset + b.size for b in problem.buffers if b.offset is not None]
+    return max([peak, *pinned])
+
+
+@given(problems())
+@settings(max_examples=200, deadline=None)
+def test_lower_bound_matches_the_event_sweep(problem):
+    assert lower_bound(problem) == _reference_bound(problem)
+
+
+@given(problems(max_buffers=25), st.data())
+@settings(max_examples=300, deadline=None)
+def test_compiled_overlap_sweep_finds_a_collision_exactly_when_one_exists(problem, data):
+    # Offsets from a small range make collisions common; a packer's plan makes them rare.
+    n = len(problem.buffers)
+    if data.draw(st.booleans()):
+        arrays = problem_arrays(problem)
+        offsets = place_by_scan(arrays, ORDERS["size"](arrays), True)
+        moved = data.draw(st.integers(0, n - 1))
+        offsets[moved] = data.draw(st.integers(0, 200))
+    else:
+        offsets = np.array(data.draw(st.lists(st.integers(0, 300), min_size=n, max_size=n)))
+    solution = Solution(tuple(int(o) for o in offsets))
+    arrays = problem_arrays(problem)
+    pairs = overlapping_pairs(arrays.starts, arrays.ends, arrays.sizes,
+                              offsets.astype(np.int64), 10)
+    reference = _overlaps(problem, solution, 10)
+    assert (len(pairs) == 0) == (len(reference) == 0)
+    for j, i in pairs.tolist():  # every pair reported is a real collision
+        a, b = problem.buffers[j], problem.buffers[i]
+        assert a.start < b.end and b.start < a.end
+        assert offsets[j] < offsets[i] + b.size and offsets[i] < offsets[j] + a.size
+
+
+def test_large_plans_are_checked_by_the_compiled_sweep():
+    # 500 buffers in one stack: valid as planned, and one moved buffer is caught.
+    buffers = [Buffer(f"b{i}", i % 7, i % 7 + 50, 4) for i in range(500)]
+    problem = Problem(buffers)
+    offsets = [4 * i for i in range(500)]
+    assert violations(problem, Solution(tuple(offsets))) == []
+    offsets[300] = offsets[299]
+    found = violations(problem, Solution(tuple(offsets)))
+    assert found == ["buffers 'b299' and 'b300' overlap in time and address"]
