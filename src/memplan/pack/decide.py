@@ -13,6 +13,7 @@ clock only stops the search.
 from __future__ import annotations
 
 import math
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ import numpy as np
 from . import dfs
 from .problem import Problem
 from .sections import Sweep, sweep
+from .status import SearchStatus, VerdictStatus
 
 # minimalloc's default preorders: (W)idth = lifetime, (A)rea = size x lifetime,
 # (T)otal = bytes of the fullest section the buffer lives in.
@@ -29,9 +31,11 @@ PERTURBATION = 0.3  # a probe scales each width and area key by up to +-30%
 
 
 @dataclass(frozen=True)
-class Decision:
-    status: str  # "feasible" | "infeasible" | "timeout" | "unknown" (node budget spent)
-    offsets: tuple[int, ...] | None
+class Verdict:
+    """The answer to one question "does it pack under this peak?"."""
+
+    status: VerdictStatus
+    offsets: tuple[int, ...] | None  # a plan under the peak, when feasible
     nodes: int
 
 
@@ -58,7 +62,7 @@ class Decider:
 
     def decide(
         self, peak: int, deadline: float = math.inf, node_budget: int | None = None
-    ) -> Decision:
+    ) -> Verdict:
         """Find offsets with every buffer below `peak`, or prove there are none.
 
         Each preorder runs its own search; round r lets each continue from
@@ -70,20 +74,22 @@ class Decider:
         limit = max(len(self.problem.buffers), 1)
         while True:
             limit *= 2
+            if time.perf_counter() > deadline:  # small searches never reach the clock check
+                return Verdict(VerdictStatus.TIMEOUT, None, self._nodes(searches))
             if node_budget is not None and limit > node_budget:
-                return Decision("unknown", None, self._nodes(searches))
+                return Verdict(VerdictStatus.UNKNOWN, None, self._nodes(searches))
             for search, status in zip(searches, self._run_all(searches, limit, deadline),
                                       strict=True):
-                if status == dfs.OK:
-                    return Decision("feasible", search.offsets(), self._nodes(searches))
-                if status == dfs.NOT_FOUND:
-                    return Decision("infeasible", None, self._nodes(searches))
-                if status == dfs.TIME_LIMIT:
-                    return Decision("timeout", None, self._nodes(searches))
+                if status == SearchStatus.OK:
+                    return Verdict(VerdictStatus.FEASIBLE, search.offsets(), self._nodes(searches))
+                if status == SearchStatus.NOT_FOUND:
+                    return Verdict(VerdictStatus.INFEASIBLE, None, self._nodes(searches))
+                if status == SearchStatus.TIME_LIMIT:
+                    return Verdict(VerdictStatus.TIMEOUT, None, self._nodes(searches))
 
     def probe(
         self, peak: int, seeds: range, node_budget: int, deadline: float = math.inf
-    ) -> Decision:
+    ) -> Verdict:
         """Short searches under randomly perturbed preorders: the first (in seed
         order) that settles answers, or "unknown" when none does.
 
@@ -100,13 +106,13 @@ class Decider:
             for search, status in zip(batch, self._run_all(batch, node_budget, deadline),
                                       strict=True):
                 nodes += int(search.counters[0])
-                if status == dfs.OK:
-                    return Decision("feasible", search.offsets(), nodes)
-                if status == dfs.NOT_FOUND:
-                    return Decision("infeasible", None, nodes)
-                if status == dfs.TIME_LIMIT:
-                    return Decision("timeout", None, nodes)
-        return Decision("unknown", None, nodes)
+                if status == SearchStatus.OK:
+                    return Verdict(VerdictStatus.FEASIBLE, search.offsets(), nodes)
+                if status == SearchStatus.NOT_FOUND:
+                    return Verdict(VerdictStatus.INFEASIBLE, None, nodes)
+                if status == SearchStatus.TIME_LIMIT:
+                    return Verdict(VerdictStatus.TIMEOUT, None, nodes)
+        return Verdict(VerdictStatus.UNKNOWN, None, nodes)
 
     def _perturbed_search(self, peak: int, seed: int) -> _Search:
         """A search whose width and area keys are each scaled by a random factor
@@ -130,7 +136,7 @@ class Decider:
             statuses = []
             for search in searches:
                 statuses.append(search.run(limit, deadline))
-                if statuses[-1] != dfs.NODE_LIMIT:
+                if statuses[-1] != SearchStatus.NODE_LIMIT:
                     break  # the answer: the searches after it need not run
             return statuses
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
@@ -178,10 +184,10 @@ class _Search:
                 self.off, self.min_off, self.floor, self.total, self.cuts, self.best,
                 self.counters, deadline, st.nodes, st.frames, st.pools, st.scratch, st.regs,
             )
-            if status != dfs.OK:
+            if status != SearchStatus.OK:
                 return status
             self.partition += 1
-        return dfs.OK
+        return SearchStatus.OK
 
     def offsets(self) -> tuple[int, ...]:
         return tuple(self.best.tolist())
@@ -208,3 +214,12 @@ def _twins(problem: Problem) -> np.ndarray:
             before[i] = last[shape]
         last[shape] = i
     return before
+
+
+def load_search() -> None:
+    """Compile, or load from the cache, the search before anything is timed."""
+    from .jit import load
+    from .problem import Buffer
+
+    tiny = Problem([Buffer("a", 0, 2, 3), Buffer("b", 1, 3, 2)])
+    load("exact search", [dfs.search_partition], lambda: Decider(tiny).decide(5))

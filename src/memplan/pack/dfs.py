@@ -33,9 +33,13 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit, objmode
+from numba import objmode
 
-OK, NOT_FOUND, NODE_LIMIT, TIME_LIMIT = 0, 1, 2, 3
+from .jit import compiled
+from .status import SearchStatus
+
+# The compiled code returns plain ints; SearchStatus names them.
+OK, NOT_FOUND, NODE_LIMIT, TIME_LIMIT = (int(s) for s in SearchStatus)
 
 # Static preorder keys (all descending, ties by buffer index), as in minimalloc.
 KEY_WIDTH, KEY_AREA, KEY_TOTAL, KEY_SIZE = 0, 1, 2, 3
@@ -44,14 +48,14 @@ KEY_CODES = {"W": KEY_WIDTH, "A": KEY_AREA, "T": KEY_TOTAL, "Z": KEY_SIZE}
 TIME_CHECK_MASK = 1023  # read the clock every 1024 nodes
 
 
-@njit(cache=True)
+@compiled()
 def _now() -> float:
     with objmode(t="float64"):
         t = time.perf_counter()
     return t
 
 
-@njit(cache=True)
+@compiled()
 def _grow(arr, need):
     """Return `arr`, or a copy with room for `need` items."""
     if need <= arr.shape[0]:
@@ -61,7 +65,7 @@ def _grow(arr, need):
     return bigger
 
 
-@njit(cache=True)
+@compiled()
 def _preorder(bufs, keys, widths, areas, sizes, sec_lo, sec_hi, total):
     """Sort `bufs` by the keys (most significant first, descending), then by index."""
     order = np.sort(bufs)
@@ -84,7 +88,7 @@ def _preorder(bufs, keys, widths, areas, sizes, sec_lo, sec_hi, total):
     return order
 
 
-@njit(cache=True)
+@compiled()
 def _sort_by_min_offset(pool, start, count, pre, pre_start, min_off):
     """Insertion sort of preorder positions by (min offset, position); nearly sorted input."""
     for i in range(start + 1, start + count):
@@ -143,7 +147,7 @@ class SearchState:
         self.regs = np.zeros(9, i64)
 
 
-@njit(cache=True, nogil=True)  # nogil: the preorders' searches may run on threads
+@compiled(nogil=True)  # nogil: the preorders' searches may run on threads
 def search_partition(
     sizes, aligns, fixed, widths, areas, twin_before,
     ov_ptr, ov_idx, sec_lo, sec_hi, mem_ptr, mem_idx,
@@ -350,7 +354,7 @@ def search_partition(
         need_height = True
 
 
-@njit(cache=True)
+@compiled()
 def _place(
     b, o, sizes, aligns, fixed, ov_ptr, ov_idx, sec_lo, sec_hi, mem_ptr, mem_idx,
     off, min_off, floor, total, trail_buf, trail_min, trail_sec, trail_floor,
@@ -406,7 +410,7 @@ def _place(
     return fits, hatless, n_min, n_floor
 
 
-@njit(cache=True)
+@compiled()
 def _sections_fit(lo, hi, o, floor, total, capacity):
     """Every unplaced buffer goes at or above `o` (canonical order) and its floor."""
     for s in range(lo, hi):
@@ -416,7 +420,7 @@ def _sections_fit(lo, hi, o, floor, total, capacity):
     return True
 
 
-@njit(cache=True)
+@compiled()
 def _undo(
     d, cand, cuts_taken, dec_n, dec_start, mark_min, mark_floor, trail_buf, trail_min,
     trail_sec, trail_floor, n_min, n_floor, cut_top,
@@ -444,7 +448,7 @@ def _undo(
     return n_min, n_floor, cut_top
 
 
-@njit(cache=True)
+@compiled()
 def _next_subframe(
     creator, nf, ctx, ord_start, ord_cnt, cursor, last_off, last_pos, dec_start, dec_n,
     dec_next, cut_pool, fr_lo, fr_hi, fr_base, fr_pre, fr_k, pre_pool, pre_top, ord_pool,

@@ -112,10 +112,11 @@ def choose_offset(
 
 def place_in_order(problem: Problem, order: Sequence[int], best_fit: bool) -> list[int]:
     """Place buffers in `order`; fixed-offset buffers are placed first, where pinned."""
-    return _place(problem_arrays(problem), np.asarray(order, dtype=np.int64), best_fit).tolist()
+    order_array = np.asarray(order, dtype=np.int64)
+    return place_arrays(problem_arrays(problem), order_array, best_fit).tolist()
 
 
-def _place(arrays: ProblemArrays, order: np.ndarray, best_fit: bool) -> np.ndarray:
+def place_arrays(arrays: ProblemArrays, order: np.ndarray, best_fit: bool) -> np.ndarray:
     if len(arrays.sizes) >= COMPILED_FROM and arrays.regular:
         from .greedy_core import place_in_order as place_compiled
 
@@ -146,7 +147,7 @@ def place_by_scan(arrays: ProblemArrays, order: np.ndarray, best_fit: bool) -> n
 
 def run_strategy(problem: Problem, order_name: str, fit: str) -> Solution:
     arrays = problem_arrays(problem)
-    offsets = _place(arrays, ORDERS[order_name](arrays), best_fit=(fit == "best-fit"))
+    offsets = place_arrays(arrays, ORDERS[order_name](arrays), best_fit=(fit == "best-fit"))
     return Solution(tuple(offsets.tolist()), strategy=f"{order_name}/{fit}")
 
 
@@ -170,7 +171,7 @@ def pack_heuristic(problem: Problem, deadline: float = math.inf) -> Solution:
         order_name, fit = strategies[index]
         if order_name not in orders:
             orders[order_name] = ORDERS[order_name](arrays)
-        return _place(arrays, orders[order_name], best_fit=(fit == "best-fit"))
+        return place_arrays(arrays, orders[order_name], best_fit=(fit == "best-fit"))
 
     results = [run(i) for i in range(len(strategies))]
     best, best_index, best_peak = None, 0, 0

@@ -8,6 +8,7 @@ still gets the solver: compiled once per process instead of once per machine.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -34,3 +35,22 @@ def compiled(**options: Any) -> Callable[[Callable[..., Any]], Any]:
             return njit(cache=False, **options)(function)
 
     return wrap
+
+
+def needs_compiling(dispatcher: Any) -> bool:
+    """Whether calling `dispatcher` will compile (no cache entry newer than its source)."""
+    try:
+        index = dispatcher._cache._cache_file._index_path
+        source = dispatcher.py_func.__code__.co_filename
+        return not os.path.exists(index) or os.path.getmtime(index) < os.path.getmtime(source)
+    except (AttributeError, OSError):  # no cache, or numba's internals moved: say nothing
+        return False
+
+
+def load(what: str, dispatchers: list[Any], warm_up: Callable[[], object]) -> None:
+    """Run `warm_up` (a tiny call of the compiled code) before anything is timed,
+    saying on stderr when that means compiling."""
+    if any(needs_compiling(d) for d in dispatchers):
+        print(f"memplan: compiling the {what} once (up to a minute); later runs load it "
+              "from numba's cache", file=sys.stderr, flush=True)
+    warm_up()
