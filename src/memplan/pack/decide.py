@@ -162,27 +162,31 @@ class _Search:
         self.areas = decider.areas if areas is None else areas
         s = decider.sweep
         n = len(decider.sizes)
-        self.off = np.full(n, -1, dtype=np.int64)
-        self.min_off = np.where(decider.fixed >= 0, decider.fixed, 0).astype(np.int64)
-        self.floor = np.zeros(s.n_sections, dtype=np.int64)
-        self.total = s.section_bytes.copy()
-        self.cuts = s.cuts.copy()
-        self.best = np.full(n, -1, dtype=np.int64)
-        self.counters = np.array([0, 0], dtype=np.int64)
+        self.instance = dfs.Instance(
+            sizes=decider.sizes, aligns=decider.aligns, fixed=decider.fixed,
+            widths=self.widths, areas=self.areas, twin_before=decider.twin_before,
+            ov_ptr=s.overlap_ptr, ov_idx=s.overlaps, sec_lo=s.section_lo, sec_hi=s.section_hi,
+            mem_ptr=s.member_ptr, mem_idx=s.members)
+        self.place = dfs.Placement(
+            off=np.full(n, -1, dtype=np.int64),
+            min_off=np.where(decider.fixed >= 0, decider.fixed, 0).astype(np.int64),
+            floor=np.zeros(s.n_sections, dtype=np.int64),
+            total=s.section_bytes.copy(),
+            cuts=s.cuts.copy(),
+            best=np.full(n, -1, dtype=np.int64),
+            counters=np.array([0, 0], dtype=np.int64))
+        self.counters = self.place.counters
         self.state = dfs.SearchState(n, s.n_sections, len(s.overlaps))
         self.partition = 0  # partitions before this one are solved
 
     def run(self, limit: int, deadline: float) -> int:
-        d, s, st = self.decider, self.decider.sweep, self.state
+        d, st = self.decider, self.state
         self.counters[1] = limit
         while self.partition < len(d.partitions):
             lo, hi, bufs = d.partitions[self.partition]
             status, st.pools = dfs.search_partition(
-                d.sizes, d.aligns, d.fixed, self.widths, self.areas, d.twin_before,
-                s.overlap_ptr, s.overlaps, s.section_lo, s.section_hi, s.member_ptr, s.members,
-                self.peak, lo, hi, bufs, self.keys,
-                self.off, self.min_off, self.floor, self.total, self.cuts, self.best,
-                self.counters, deadline, st.nodes, st.frames, st.pools, st.scratch, st.regs,
+                self.instance, self.peak, lo, hi, bufs, self.keys, self.place, deadline,
+                st.nodes, st.frames, st.pools, st.scratch, st.regs,
             )
             if status != SearchStatus.OK:
                 return status
@@ -190,7 +194,7 @@ class _Search:
         return SearchStatus.OK
 
     def offsets(self) -> tuple[int, ...]:
-        return tuple(self.best.tolist())
+        return tuple(self.place.best.tolist())
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
