@@ -4,16 +4,22 @@ The compiled greedy core, the compiled overlap sweep and the numpy lower bound
 are checked against the direct scans on random problems small enough for both.
 """
 
+import time
+from pathlib import Path
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memplan.pack import Buffer, Problem, Solution, lower_bound, violations
+from memplan.pack import Buffer, Problem, Solution, lower_bound, plan, validate, violations
 from memplan.pack.arrays import problem_arrays
 from memplan.pack.greedy_core import place_in_order as place_compiled
 from memplan.pack.heuristics import ORDERS, place_by_scan
 from memplan.pack.sweep_check import overlapping_pairs
 from memplan.pack.validate import _overlaps
+
+# minimalloc's D (213 buffers): its optimum is open, so minimising never finishes.
+HARD = Path(__file__).parent / "data" / "D.1048576.csv"
 
 
 @st.composite
@@ -99,3 +105,86 @@ def test_large_plans_are_checked_by_the_compiled_sweep():
     offsets[300] = offsets[299]
     found = violations(problem, Solution(tuple(offsets)))
     assert found == ["buffers 'b299' and 'b300' overlap in time and address"]
+
+
+# --- improvement, decomposition, time limit -----------------------------------------
+
+@given(problems(max_buffers=30), st.integers(0, 3))
+@settings(max_examples=60, deadline=None)
+def test_improvement_never_raises_the_peak_and_stays_valid(problem, rounds):
+    from memplan.pack.heuristics import pack_heuristic
+    from memplan.pack.improve import improve
+
+    start = pack_heuristic(problem)
+    # A deadline already passed still returns a checked plan; later ones allow rounds.
+    better = improve(problem, start, time.perf_counter() + 0.05 * rounds, lower_bound(problem))
+    validate(problem, better, check_capacity=False)
+    assert better.peak(problem) <= start.peak(problem)
+
+
+@st.composite
+def concatenations(draw):
+    """Two to four small problems one after another in time, each its own partition."""
+    parts = [draw(problems(max_buffers=6)) for _ in range(draw(st.integers(2, 4)))]
+    buffers, shift = [], 0
+    for k, part in enumerate(parts):
+        for b in part.buffers:
+            offset = b.offset
+            buffers.append(Buffer(f"{k}{b.id}", b.start + shift, b.end + shift, b.size,
+                                  b.alignment, offset))
+        shift += max(b.end for b in part.buffers)
+    return Problem(buffers), parts
+
+
+@given(concatenations())
+@settings(max_examples=40, deadline=None)
+def test_partitions_are_solved_apart_and_the_peak_is_the_highest_part(case):
+    from memplan.pack.exact import solve_exact
+
+    whole, parts = case
+    result = solve_exact(whole, minimize=True, time_limit=60)
+    validate(whole, result.solution, check_capacity=False)
+    assert result.status == "optimal"
+    alone = [solve_exact(part, minimize=True, time_limit=60) for part in parts]
+    assert all(r.status == "optimal" for r in alone)
+    assert result.peak == max(r.peak for r in alone)
+
+
+def test_time_limit_bounds_the_whole_run():
+    from memplan.pack import read_problem
+    from memplan.pack.planner import plan_exact
+
+    problem = read_problem(HARD)
+    plan_exact(Problem([Buffer("a", 0, 2, 3, 4), Buffer("b", 1, 3, 3, 4)]), minimize=True)
+    for limit in (0.0, 0.5, 2.0):
+        started = time.perf_counter()
+        result = plan_exact(problem, minimize=True, time_limit=limit)
+        elapsed = time.perf_counter() - started
+        validate(problem, result.solution, check_capacity=False)
+        assert elapsed <= 2 * limit + 1.0  # generous: the machine is shared
+    # Given time for the greedy start, the search only ever lowers its peak.
+    assert result.peak <= plan(problem).peak
+
+
+def test_numba_without_a_cache_directory_falls_back_with_a_note(monkeypatch, capsys):
+    import memplan.pack.jit as jit
+
+    calls = []
+
+    def fake_njit(cache=False, **options):
+        calls.append(cache)
+        if cache:
+            raise RuntimeError("cannot cache function 'f': no locator available for file 'x'")
+        return lambda function: function
+
+    monkeypatch.setattr(jit, "njit", fake_njit)
+    monkeypatch.setattr(jit, "_warned", False)
+
+    def f(x):
+        return x + 1
+
+    assert jit.compiled()(f)(1) == 2
+    assert jit.compiled()(f)(2) == 3
+    assert calls == [True, False, True, False]
+    err = capsys.readouterr().err
+    assert err.count("no writable numba cache directory") == 1

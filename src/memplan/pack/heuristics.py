@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -155,32 +156,47 @@ def all_strategies() -> list[tuple[str, str]]:
     return [(order, fit) for order in ORDERS for fit in FITS]
 
 
-def pack_heuristic(problem: Problem, deadline: float = math.inf) -> Solution:
-    """Run every order with every fit; keep the lowest peak (first listed wins ties).
+@dataclass(frozen=True)
+class GreedyRun:
+    order_name: str
+    fit: str
+    order: np.ndarray  # the buffer indices in the order placed
+    offsets: np.ndarray
+    peak: int
 
-    Past `deadline` (time.perf_counter) no further strategy starts and the
-    best so far is returned; the first strategy always runs.
+
+def greedy_runs(problem: Problem, deadline: float = math.inf) -> list[GreedyRun]:
+    """Every order with every fit, in `all_strategies()` order.
+
+    No strategy starts that would, at the pace of the previous one, end past
+    `deadline` (time.perf_counter); the first always runs. The runs of the last problem are kept for `improve.py`, which
+    starts from them.
     """
+    global _last_runs
+    if _last_runs is not None and _last_runs[0] is problem:
+        return _last_runs[1]
     arrays = problem_arrays(problem)
-    strategies = all_strategies()
     orders: dict[str, np.ndarray] = {}
-
-    def run(index: int) -> np.ndarray | None:
-        if index > 0 and time.perf_counter() > deadline:
-            return None
-        order_name, fit = strategies[index]
+    runs: list[GreedyRun] = []
+    pace = 0.0
+    for order_name, fit in all_strategies():
+        started = time.perf_counter()
+        if runs and started + pace > deadline:
+            return runs
         if order_name not in orders:
             orders[order_name] = ORDERS[order_name](arrays)
-        return place_arrays(arrays, orders[order_name], best_fit=(fit == "best-fit"))
-
-    results = [run(i) for i in range(len(strategies))]
-    best, best_index, best_peak = None, 0, 0
-    for index, offsets in enumerate(results):
-        if offsets is None:
-            continue
+        offsets = place_arrays(arrays, orders[order_name], best_fit=(fit == "best-fit"))
+        pace = time.perf_counter() - started
         peak = int((offsets + arrays.sizes).max(initial=0))
-        if best is None or peak < best_peak:
-            best, best_index, best_peak = offsets, index, peak
-    assert best is not None
-    order_name, fit = strategies[best_index]
-    return Solution(tuple(best.tolist()), strategy=f"{order_name}/{fit}")
+        runs.append(GreedyRun(order_name, fit, orders[order_name], offsets, peak))
+    _last_runs = (problem, runs)
+    return runs
+
+
+_last_runs: tuple[Problem, list[GreedyRun]] | None = None
+
+
+def pack_heuristic(problem: Problem, deadline: float = math.inf) -> Solution:
+    """The lowest peak of `greedy_runs` (first listed wins ties)."""
+    best = min(greedy_runs(problem, deadline), key=lambda run: run.peak)
+    return Solution(tuple(best.offsets.tolist()), strategy=f"{best.order_name}/{best.fit}")

@@ -29,7 +29,7 @@ import numpy as np
 
 from .arrays import problem_arrays
 from .bound import lower_bound
-from .heuristics import FITS, ORDERS, place_arrays
+from .heuristics import greedy_runs, place_arrays
 from .problem import Problem, Solution
 from .validate import validate
 
@@ -49,13 +49,15 @@ def improve(
     best = np.array(solution.offsets, dtype=np.int64)
     best_peak = int((best + arrays.sizes).max())
     best_name = solution.strategy
-    # Each strategy's current order and the tops its last run gave (the plan
-    # given stands in for a run not made yet).
-    orders = {name: order(arrays) for name, order in ORDERS.items()}
-    turns = [(name, fit, orders[name].copy()) for name in ORDERS for fit in FITS]
-    tops = [best + arrays.sizes for _ in turns]
+    # Each strategy's current order and the tops its last run gave, lowest
+    # peak first: the runs made for the greedy start where there are any.
+    runs = sorted(greedy_runs(problem, deadline), key=lambda run: run.peak)
+    turns = [(run.order_name, run.fit, run.order) for run in runs]
+    tops = [run.offsets + arrays.sizes for run in runs]
     rounds = 0
-    while best_peak > max(target, bound) and time.perf_counter() < deadline:
+    pace = 0.0  # seconds the last run took: no run starts that would end past the deadline
+    while best_peak > max(target, bound) and time.perf_counter() + pace < deadline:
+        started = time.perf_counter()
         k = rounds % len(turns)
         name, fit, order = turns[k]
         threshold = bound + (best_peak - bound) * PROMOTE_ABOVE
@@ -70,6 +72,7 @@ def improve(
             if on_progress is not None:
                 on_progress(best_peak)
         rounds += 1
+        pace = time.perf_counter() - started
     plan = Solution(tuple(best.tolist()), best_name)
     validate(problem, plan, check_capacity=False)
     return plan
