@@ -169,8 +169,8 @@ def greedy_runs(problem: Problem, deadline: float = math.inf) -> list[GreedyRun]
     """Every order with every fit, in `all_strategies()` order.
 
     No strategy starts that would, at the pace of the previous one, end past
-    `deadline` (time.perf_counter); the first always runs. The runs of the last problem are kept for `improve.py`, which
-    starts from them.
+    `deadline` (time.perf_counter); the first always runs. The runs of the
+    last problem are kept for `improve.py`, which starts from them.
     """
     global _last_runs
     if _last_runs is not None and _last_runs[0] is problem:
