@@ -19,9 +19,11 @@ strategies) peak and seconds, median of N runs (wall and CPU: the machine is
 shared, CPU time is the steadier figure); `plan_exact(minimize=True,
 time_limit=S)` peak, status and seconds (one run; the limit covers the whole
 call); the ratio of that peak to the bound; the known optimum where there is
-one. With --minimalloc BINARY (google/minimalloc's solver, built by you outside
-this repository), for A-K: its median wall time fitting the file's capacity
-beside that of a whole `memplan pack FILE --exact` process (benchmarks/pack.py).
+one. Then, for A-K and the concatenations, the exact solver fitting capacity
+1048576, median of N, beside the sum of the parts' medians. With --minimalloc
+BINARY (google/minimalloc's solver, built by you outside this repository), for
+A-K: its median wall time fitting the file's capacity beside that of a whole
+`memplan pack FILE --exact` process (benchmarks/pack.py).
 """
 
 from __future__ import annotations
@@ -122,6 +124,32 @@ def row(name: str, problem: Problem, known: int | None, args: argparse.Namespace
             known if known is not None else "-")
 
 
+FIT_HEADERS = ("instance", "buffers", "fit status", "fit s", "fit cpu s", "sum of parts s")
+
+
+def fit_rows(fits: list[tuple[str, Problem]], args: argparse.Namespace) -> list[tuple]:
+    """The exact solver fitting capacity 1048576 (`memplan pack FILE --exact`), median of N;
+    a concatenation beside the sum of its parts' medians."""
+    from memplan.pack.exact import solve_exact
+
+    seconds: dict[str, float] = {}
+    rows = []
+    for name, problem in fits:
+        wall, cpu = [], []
+        for _ in range(args.repeat):
+            started_cpu = time.process_time()
+            result = solve_exact(problem, capacity=1048576, time_limit=60)
+            wall.append(result.seconds)
+            cpu.append(time.process_time() - started_cpu)
+        seconds[name] = statistics.median(wall)
+        parts = name.split("+")
+        total = (round(sum(seconds[k] for k in parts), 2)
+                 if len(parts) > 1 and all(k in seconds for k in parts) else "-")
+        rows.append((name, len(problem.buffers), result.status, round(seconds[name], 2),
+                     round(statistics.median(cpu), 2), total))
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--large", type=Path, default=LARGE_DIR)
@@ -145,6 +173,10 @@ def main() -> int:
         rows.append(row(name, problem, known, args))
         print(" ".join(str(x) for x in rows[-1]), file=sys.stderr, flush=True)
     print(format_table(HEADERS, rows))
+    fits = [(name, problem) for name, problem, _ in instances(args)
+            if len(name) == 1 or "+" in name]
+    if fits:
+        print(format_table(FIT_HEADERS, fit_rows(fits, args)))
     if args.minimalloc is not None:
         from pack import _versus_minimalloc  # benchmarks/pack.py, run the same way
 
