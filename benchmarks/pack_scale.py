@@ -110,10 +110,13 @@ def instances(args: argparse.Namespace) -> list[tuple[str, Problem, int | None]]
 def row(name: str, problem: Problem, known: int | None, args: argparse.Namespace) -> tuple:
     wall, cpu = [], []
     for _ in range(args.repeat):
+        # A new Problem each time: the planner keeps the last problem's columns and runs.
+        fresh = Problem(problem.buffers, problem.capacity)
         started, started_cpu = time.perf_counter(), time.process_time()
-        greedy = plan(problem)
+        greedy = plan(fresh)
         wall.append(time.perf_counter() - started)
         cpu.append(time.process_time() - started_cpu)
+    problem = Problem(problem.buffers, problem.capacity)
     started = time.perf_counter()
     improved = plan_exact(problem, minimize=True, time_limit=args.budget)
     improved_seconds = time.perf_counter() - started
@@ -137,6 +140,7 @@ def fit_rows(fits: list[tuple[str, Problem]], args: argparse.Namespace) -> list[
     for name, problem in fits:
         wall, cpu = [], []
         for _ in range(args.repeat):
+            problem = Problem(problem.buffers, problem.capacity)
             started_cpu = time.process_time()
             result = solve_exact(problem, capacity=1048576, time_limit=60)
             wall.append(result.seconds)

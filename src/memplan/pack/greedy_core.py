@@ -123,31 +123,37 @@ def _choose(lo_a, hi_a, start, length, canon, n_canon, anc, n_anc, sub, heap_key
     best = -1
     best_gap = 0
     while n > 0:
-        lo = heap_key[0]
         lst, e = heap_list[0], heap_pos[0]
-        hi = hi_a[start[lst] + e]
-        candidate = _align_up(cursor, align)
-        if candidate + size <= lo:
-            gap = lo - cursor
-            if not best_fit:
-                return candidate
-            if best < 0 or gap < best_gap:
-                best, best_gap = candidate, gap
-                if gap == size:  # no gap that holds the buffer is smaller
-                    return best
-        cursor = max(cursor, hi)
-        # Blocks ending at or below the cursor leave no gap: skip them all.
         s, m = start[lst], length[lst]
-        e += 1
-        if e < m and hi_a[s + e] <= cursor:
-            lo_e, hi_e = e + 1, m
-            while lo_e < hi_e:
-                mid = (lo_e + hi_e) // 2
-                if hi_a[s + mid] <= cursor:
-                    lo_e = mid + 1
-                else:
-                    hi_e = mid
-            e = lo_e
+        # The top list's blocks come next while they start below every other list's.
+        other = heap_key[1] if n > 1 else np.iinfo(np.int64).max
+        if n > 2 and heap_key[2] < other:
+            other = heap_key[2]
+        while True:
+            lo = lo_a[s + e]
+            candidate = _align_up(cursor, align)
+            if candidate + size <= lo:
+                gap = lo - cursor
+                if not best_fit:
+                    return candidate
+                if best < 0 or gap < best_gap:
+                    best, best_gap = candidate, gap
+                    if gap == size:  # no gap that holds the buffer is smaller
+                        return best
+            cursor = max(cursor, hi_a[s + e])
+            # Blocks ending at or below the cursor leave no gap: skip them all.
+            e += 1
+            if e < m and hi_a[s + e] <= cursor:
+                lo_e, hi_e = e + 1, m
+                while lo_e < hi_e:
+                    mid = (lo_e + hi_e) // 2
+                    if hi_a[s + mid] <= cursor:
+                        lo_e = mid + 1
+                    else:
+                        hi_e = mid
+                e = lo_e
+            if e >= m or lo_a[s + e] > other:
+                break
         if e < m:
             heap_key[0], heap_pos[0] = lo_a[s + e], e
         else:
