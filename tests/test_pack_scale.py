@@ -188,3 +188,17 @@ def test_numba_without_a_cache_directory_falls_back_with_a_note(monkeypatch, cap
     assert calls == [True, False, True, False]
     err = capsys.readouterr().err
     assert err.count("no writable numba cache directory") == 1
+
+
+def test_a_one_byte_grain_does_not_make_the_bound_creep():
+    # The pin at an odd offset makes every peak a multiple of 1 byte only; the
+    # optimum (a on top of the pin) is half again the bound. Proving it takes a
+    # few dozen halvings; asking the bound first every time raised it one byte
+    # per proof and never finished.
+    from memplan.pack.exact import solve_exact
+
+    problem = Problem([Buffer("a", 0, 4, 2**40), Buffer("b", 1, 5, 1, offset=2**39 + 1),
+                       Buffer("c", 2, 6, 7), Buffer("d", 3, 7, 3), Buffer("e", 0, 7, 1000, 8)])
+    result = solve_exact(problem, minimize=True, time_limit=30)
+    assert result.status == "optimal"
+    assert result.peak == 2**39 + 2 + 2**40  # a on b; c, d, e fit below b

@@ -210,6 +210,7 @@ class _Run:
         self.best = initial
         self.on_progress = on_progress
         self._decider: Decider | None = None
+        self._bound_tried = False
 
     @property
     def best_peak(self) -> int:
@@ -265,7 +266,7 @@ class _Run:
             if time.perf_counter() > self.deadline:
                 return self._result(SolveStatus.TIMEOUT)
             settled = False
-            for target in self._targets(budget):
+            for target in self._targets():
                 if unknown_at.get(target) == budget:
                     continue  # asking again with the same budget gives the same answer
                 answer = self._ask(target, budget)
@@ -280,13 +281,16 @@ class _Run:
                 budget *= 4
         return self._result(self._reached())
 
-    def _targets(self, budget: int) -> list[int]:
+    def _targets(self) -> list[int]:
         """The bound itself (a plan there needs no proof), then just below the best
         plan (usually easy, and the plan found often lands well below the target),
         then halfway between them (a proof there halves the gap)."""
         below = self.best_peak - self.grain
         middle = (self.bound + below) // 2 // self.grain * self.grain
-        if budget == FIRST_NODE_BUDGET:  # one cheap try at the bound
+        if not self._bound_tried:  # one cheap try at the bound
+            # Only one: each proof there raises the bound by one grain, and with
+            # a grain of one byte that would creep for ever (issue 16).
+            self._bound_tried = True
             targets = (self.bound, below, middle)
         else:  # descending is what usually pays once the bound resisted
             targets = (below, middle, self.bound)
