@@ -97,11 +97,17 @@ def solve_exact(
         raise ValueError(f"capacity must be non-negative, not {capacity}")
     if workers is None:
         workers = min(len(DEFAULT_ORDERS), os.cpu_count() or 1)
+    given = initial is not None
     if initial is None:
         initial = pack_heuristic(problem, deadline)
-    validate(problem, initial, check_capacity=False)
+    if on_progress is not None:
+        on_progress(initial.peak(problem), lower_bound(problem))
     parts = split(problem)
-    if len(parts) == 1 and len(problem.buffers) <= EXACT_MAX_BUFFERS:
+    # Every plan returned is validated: by parts, the merged plan at the end.
+    single = len(parts) == 1 and len(problem.buffers) <= EXACT_MAX_BUFFERS
+    if given or single:
+        validate(problem, initial, check_capacity=False)
+    if single:
         run = _Run(problem, started, deadline, initial, workers, on_progress)
         if minimize or capacity is None:
             return run.minimize(capacity)
@@ -188,7 +194,12 @@ def _solve_part(
     run = _Run(problem, started, deadline, initial, workers,
                lambda peak, _bound: on_progress(peak))
     if minimize:
-        return run.minimize(capacity, floor)
+        # No plan of the whole peaks below `floor`: asking straight whether this
+        # part fits it (the fit decision, no node budget) is cheaper than
+        # minimising it, and when it does not, the part's bound rises above the
+        # floor and minimising goes on.
+        fit = floor if capacity is None or floor is None else min(capacity, floor)
+        return run.minimize(fit, floor)
     assert capacity is not None
     return run.decide(capacity)
 

@@ -163,6 +163,7 @@ class GreedyRun:
     order: np.ndarray  # the buffer indices in the order placed
     offsets: np.ndarray
     peak: int
+    seconds: float
 
 
 def greedy_runs(problem: Problem, deadline: float = math.inf) -> list[GreedyRun]:
@@ -188,7 +189,7 @@ def greedy_runs(problem: Problem, deadline: float = math.inf) -> list[GreedyRun]
         offsets = place_arrays(arrays, orders[order_name], best_fit=(fit == "best-fit"))
         pace = time.perf_counter() - started
         peak = int((offsets + arrays.sizes).max(initial=0))
-        runs.append(GreedyRun(order_name, fit, orders[order_name], offsets, peak))
+        runs.append(GreedyRun(order_name, fit, orders[order_name], offsets, peak, pace))
     _last_runs = (problem, runs)
     return runs
 

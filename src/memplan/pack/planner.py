@@ -84,13 +84,11 @@ def plan_exact(
     deadline = math.inf
     if time_limit is not None:
         deadline = started + (1 - FINISH_SHARE) * time_limit
-    greedy = pack_heuristic(problem, deadline)
-    if on_progress is not None:
-        on_progress(greedy.peak(problem), lower_bound(problem))
-    result = solve_exact(problem, minimize=minimize, initial=greedy, deadline=deadline,
-                         on_progress=on_progress)
-    solution = result.solution if result.solution is not None else greedy
-    validate(problem, solution, check_capacity=False)
+    result = solve_exact(problem, minimize=minimize, deadline=deadline, on_progress=on_progress)
+    solution = result.solution  # validated by solve_exact
+    if solution is None:  # the greedy runs of this problem are kept: no second packing
+        solution = pack_heuristic(problem, deadline)
+        validate(problem, solution, check_capacity=False)
     seconds = time.perf_counter() - started
     return PackResult(
         problem, solution, lower_bound(problem), solution.peak(problem), seconds,
