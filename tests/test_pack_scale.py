@@ -202,3 +202,16 @@ def test_a_one_byte_grain_does_not_make_the_bound_creep():
     result = solve_exact(problem, minimize=True, time_limit=30)
     assert result.status == "optimal"
     assert result.peak == 2**39 + 2 + 2**40  # a on b; c, d, e fit below b
+
+
+def test_areas_past_int64_keep_their_order():
+    from memplan.pack.decide import _areas
+
+    sizes = np.array([2**40, 2**40, 3, 2**39], dtype=np.int64)
+    widths = np.array([2**40, 2**39, 5, 2**40], dtype=np.int64)
+    areas = _areas(sizes, widths)
+    exact = [int(s) * int(w) for s, w in zip(sizes, widths, strict=True)]
+    for i in range(4):
+        for j in range(4):
+            assert (areas[i] < areas[j]) == (exact[i] < exact[j])
+            assert (areas[i] == areas[j]) == (exact[i] == exact[j])

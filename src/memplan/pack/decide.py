@@ -53,7 +53,7 @@ class Decider:
         self.aligns = np.array([b.alignment for b in bufs], dtype=np.int64)
         self.fixed = np.array([-1 if b.offset is None else b.offset for b in bufs], np.int64)
         self.widths = np.array([b.end - b.start for b in bufs], dtype=np.int64)
-        self.areas = self.sizes * self.widths
+        self.areas = _areas(self.sizes, self.widths)
         self.twin_before = _twins(problem)
         self.orders = [np.array([dfs.KEY_CODES[c] for c in o], np.int64) for o in orders]
         self.partitions = [
@@ -195,6 +195,16 @@ class _Search:
 
     def offsets(self) -> tuple[int, ...]:
         return tuple(self.place.best.tolist())
+
+
+def _areas(sizes: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """size x lifetime, or, where that could pass int64 (sizes and lifetimes up to
+    2**40 each), integers in the same order with the same ties."""
+    if int(sizes.max(initial=0)) * int(widths.max(initial=0)) < 2**62:
+        return sizes * widths
+    exact = [int(s) * int(w) for s, w in zip(sizes.tolist(), widths.tolist(), strict=True)]
+    dense = {value: rank for rank, value in enumerate(sorted(set(exact)))}
+    return np.array([dense[value] for value in exact], dtype=np.int64)
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
