@@ -145,7 +145,8 @@ def _by_parts(
             break
         def part_progress(peak: int, k: int = k) -> None:
             if on_progress is not None:
-                on_progress(max(peak, *(p for j, p in enumerate(peaks) if j != k)), max(bounds))
+                others = [p for j, p in enumerate(peaks) if j != k]
+                on_progress(max([peak, *others]), max(bounds))
 
         result = _solve_part(parts[k].problem, capacity, minimize, floor, started, deadline,
                              plans[k], workers, part_progress)
