@@ -241,3 +241,18 @@ def test_a_large_part_is_improved_and_reports_progress():
     assert all(peak >= bound for peak, bound in heard)
     assert result.peak < heard[0][0] == plan(problem).peak  # below the greedy start
     assert heard[-1][0] == result.peak
+
+
+@given(concatenations(), st.integers(0, 400))
+@settings(max_examples=40, deadline=None)
+def test_a_capacity_fits_the_whole_exactly_when_it_fits_every_part(case, capacity):
+    from memplan.pack.exact import solve_exact
+
+    whole, parts = case
+    result = solve_exact(whole, capacity=capacity, time_limit=60)
+    alone = [solve_exact(part, capacity=capacity, time_limit=60) for part in parts]
+    fits = all(r.status in ("optimal", "feasible") for r in alone)
+    assert (result.status in ("optimal", "feasible")) == fits
+    assert (result.status == "infeasible") == (not fits)
+    if fits:
+        validate(Problem(whole.buffers, capacity), result.solution)
