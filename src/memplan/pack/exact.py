@@ -143,6 +143,7 @@ def _by_parts(
         if time.perf_counter() > deadline:
             status = SolveStatus.TIMEOUT
             break
+
         def part_progress(peak: int, k: int = k) -> None:
             if on_progress is not None:
                 others = [p for j, p in enumerate(peaks) if j != k]
@@ -172,8 +173,13 @@ def _by_parts(
             status = SolveStatus.TIMEOUT
         else:
             status = SolveStatus.FEASIBLE
-    plan = Solution(merge(len(problem.buffers), parts, plans), "exact",
-                    {"status": str(status), "bound": bound, "nodes": nodes})
+    offsets = merge(len(problem.buffers), parts, plans)
+    strategy = "exact"
+    if offsets == tuple(initial.offsets):
+        strategy = initial.strategy
+    elif len(parts) == 1:  # one large part: the improvement names what it did
+        strategy = plans[0].strategy
+    plan = Solution(offsets, strategy, {"status": str(status), "bound": bound, "nodes": nodes})
     validate(problem, plan, check_capacity=False)
     return ExactResult(plan, status, peak, bound, time.perf_counter() - started, nodes)
 
