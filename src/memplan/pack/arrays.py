@@ -62,13 +62,12 @@ class ProblemArrays:
 
     @cached_property
     def partitions(self) -> list[tuple[int, int]]:
-        """Section ranges [lo, hi) that no buffer spans across: independent sub-problems."""
-        spans = np.zeros(self.n_sections + 1, dtype=np.int64)
-        np.add.at(spans, self.section_lo, 1)
-        np.add.at(spans, self.section_hi - 1, -1)
-        cuts = np.cumsum(spans)[: max(self.n_sections - 1, 0)]
-        bounds = [0, *(np.flatnonzero(cuts == 0) + 1).tolist(), self.n_sections]
-        return [(lo, hi) for lo, hi in zip(bounds, bounds[1:], strict=False) if hi > lo]
+        """Section ranges [lo, hi) that no buffer spans across: independent sub-problems
+        (the same as `sections.sweep(problem).partitions()`, without its pairwise work)."""
+        from .sections import cuts_between, partition_bounds
+
+        cuts = cuts_between(self.section_lo, self.section_hi, self.n_sections)
+        return partition_bounds(cuts, self.n_sections)
 
 
 _last: tuple[Problem, ProblemArrays] | None = None

@@ -30,7 +30,7 @@ import numpy as np
 
 from .arrays import problem_arrays
 from .bound import lower_bound
-from .heuristics import greedy_runs, place_arrays
+from .heuristics import PACE_MARGIN, greedy_runs, place_arrays
 from .problem import Problem, Solution
 
 PROMOTE_ABOVE = 0.5  # share of the way from the bound to the best peak
@@ -57,7 +57,8 @@ def improve(
     rounds = 0
     # Seconds the last run took: no run starts that would end past the deadline.
     pace = max(run.seconds for run in runs)
-    while best_peak > max(target, bound) and time.perf_counter() + pace < deadline:
+    while (best_peak > max(target, bound)
+           and time.perf_counter() + PACE_MARGIN * pace < deadline):
         started = time.perf_counter()
         k = rounds % len(turns)
         name, fit, order = turns[k]
