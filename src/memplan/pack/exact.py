@@ -98,11 +98,11 @@ def solve_exact(
     if workers is None:
         workers = min(len(DEFAULT_ORDERS), os.cpu_count() or 1)
     given = initial is not None
+    parts = split(problem)
     if initial is None:
-        initial = pack_heuristic(problem, deadline)
+        initial = _greedy(problem, parts, deadline)
     if on_progress is not None:
         on_progress(initial.peak(problem), lower_bound(problem))
-    parts = split(problem)
     # Every plan returned is validated: by parts, the merged plan at the end.
     single = len(parts) == 1 and len(problem.buffers) <= EXACT_MAX_BUFFERS
     if given or single:
@@ -114,6 +114,23 @@ def solve_exact(
         return run.decide(capacity)
     return _by_parts(problem, parts, capacity, minimize or capacity is None, started, deadline,
                      initial, workers, on_progress)
+
+
+def _greedy(problem: Problem, parts: list[Part], deadline: float) -> Solution:
+    """The greedy start: the best strategy of each part (no worse than the best
+    single strategy for all, since parts do not interact), identical parts once."""
+    if len(parts) == 1:
+        return pack_heuristic(problem, deadline)
+    done: dict[tuple, Solution] = {}
+    plans = []
+    for part in parts:
+        key = part.signature()
+        if key not in done:
+            done[key] = pack_heuristic(part.problem, deadline)
+        plans.append(done[key])
+    names = {plan.strategy for plan in plans}
+    strategy = names.pop() if len(names) == 1 else "best per partition"
+    return Solution(merge(len(problem.buffers), parts, plans), strategy)
 
 
 def _by_parts(
