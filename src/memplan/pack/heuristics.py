@@ -114,6 +114,12 @@ def choose_offset(
     return _align_up(cursor, alignment)
 
 
+def place_in_order(problem: Problem, order: Sequence[int], best_fit: bool) -> list[int]:
+    """Place buffers in `order`; fixed-offset buffers are placed first, where pinned."""
+    order_array = np.asarray(order, dtype=np.int64)
+    return place_arrays(problem_arrays(problem), order_array, best_fit).tolist()
+
+
 def place_arrays(arrays: ProblemArrays, order: np.ndarray, best_fit: bool) -> np.ndarray:
     """Offsets of the buffers placed in `order` (pinned ones first, where pinned)."""
     if len(arrays.sizes) >= COMPILED_FROM and arrays.regular:
