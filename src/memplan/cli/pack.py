@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..errors import InputError
 from ..files import Outputs
 from .args import non_negative_int, non_negative_seconds
 
@@ -28,7 +27,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--minimize", action="store_true", help="find the lowest peak and prove "
                    "it optimal (implies --exact)")
     p.add_argument("--time-limit", type=non_negative_seconds, metavar="S",
-                   help="stop the exact search after S seconds with the best plan so far")
+                   help="end the whole run within S seconds with the best plan so far; "
+                   "without --exact, spend them lowering the greedy plan's peak")
     p.set_defaults(run=run)
 
 
@@ -43,17 +43,17 @@ def run(args: argparse.Namespace) -> int:
         from ..report.layout_plot import check_plot_path
 
         plot_format = check_plot_path(args.plot)
-    exact = args.exact or args.minimize
-    if args.time_limit is not None and not exact:
-        raise InputError(args.file, "--time-limit applies to the exact solver: add --exact "
-                         "or --minimize")
     problem = read_problem(args.file, args.capacity)
-    if exact:
-        from ..pack.planner import plan_exact
+    from ..report.pack_progress import PackProgress, wanted
 
-        result = plan_exact(problem, minimize=args.minimize, time_limit=args.time_limit)
-    else:
-        result = plan(problem)
+    with PackProgress(wanted(args.json)) as progress:
+        if args.exact or args.minimize or args.time_limit is not None:
+            from ..pack.planner import plan_exact
+
+            result = plan_exact(problem, minimize=not args.exact or args.minimize,
+                                time_limit=args.time_limit, on_progress=progress.update)
+        else:
+            result = plan(problem)
     if args.json:
         print(json.dumps(pack_json(result), indent=2))
     else:

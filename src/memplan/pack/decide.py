@@ -13,6 +13,7 @@ clock only stops the search.
 from __future__ import annotations
 
 import math
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ import numpy as np
 from . import dfs
 from .problem import Problem
 from .sections import Sweep, sweep
+from .status import SearchStatus, VerdictStatus
 
 # minimalloc's default preorders: (W)idth = lifetime, (A)rea = size x lifetime,
 # (T)otal = bytes of the fullest section the buffer lives in.
@@ -29,9 +31,11 @@ PERTURBATION = 0.3  # a probe scales each width and area key by up to +-30%
 
 
 @dataclass(frozen=True)
-class Decision:
-    status: str  # "feasible" | "infeasible" | "timeout" | "unknown" (node budget spent)
-    offsets: tuple[int, ...] | None
+class Verdict:
+    """The answer to one question "does it pack under this peak?"."""
+
+    status: VerdictStatus
+    offsets: tuple[int, ...] | None  # a plan under the peak, when feasible
     nodes: int
 
 
@@ -49,7 +53,7 @@ class Decider:
         self.aligns = np.array([b.alignment for b in bufs], dtype=np.int64)
         self.fixed = np.array([-1 if b.offset is None else b.offset for b in bufs], np.int64)
         self.widths = np.array([b.end - b.start for b in bufs], dtype=np.int64)
-        self.areas = self.sizes * self.widths
+        self.areas = _areas(self.sizes, self.widths)
         self.twin_before = _twins(problem)
         self.orders = [np.array([dfs.KEY_CODES[c] for c in o], np.int64) for o in orders]
         self.partitions = [
@@ -58,7 +62,7 @@ class Decider:
 
     def decide(
         self, peak: int, deadline: float = math.inf, node_budget: int | None = None
-    ) -> Decision:
+    ) -> Verdict:
         """Find offsets with every buffer below `peak`, or prove there are none.
 
         Each preorder runs its own search; round r lets each continue from
@@ -70,20 +74,22 @@ class Decider:
         limit = max(len(self.problem.buffers), 1)
         while True:
             limit *= 2
+            if time.perf_counter() > deadline:  # small searches never reach the clock check
+                return Verdict(VerdictStatus.TIMEOUT, None, self._nodes(searches))
             if node_budget is not None and limit > node_budget:
-                return Decision("unknown", None, self._nodes(searches))
+                return Verdict(VerdictStatus.UNKNOWN, None, self._nodes(searches))
             for search, status in zip(searches, self._run_all(searches, limit, deadline),
                                       strict=True):
-                if status == dfs.OK:
-                    return Decision("feasible", search.offsets(), self._nodes(searches))
-                if status == dfs.NOT_FOUND:
-                    return Decision("infeasible", None, self._nodes(searches))
-                if status == dfs.TIME_LIMIT:
-                    return Decision("timeout", None, self._nodes(searches))
+                if status == SearchStatus.OK:
+                    return Verdict(VerdictStatus.FEASIBLE, search.offsets(), self._nodes(searches))
+                if status == SearchStatus.NOT_FOUND:
+                    return Verdict(VerdictStatus.INFEASIBLE, None, self._nodes(searches))
+                if status == SearchStatus.TIME_LIMIT:
+                    return Verdict(VerdictStatus.TIMEOUT, None, self._nodes(searches))
 
     def probe(
         self, peak: int, seeds: range, node_budget: int, deadline: float = math.inf
-    ) -> Decision:
+    ) -> Verdict:
         """Short searches under randomly perturbed preorders: the first (in seed
         order) that settles answers, or "unknown" when none does.
 
@@ -100,13 +106,13 @@ class Decider:
             for search, status in zip(batch, self._run_all(batch, node_budget, deadline),
                                       strict=True):
                 nodes += int(search.counters[0])
-                if status == dfs.OK:
-                    return Decision("feasible", search.offsets(), nodes)
-                if status == dfs.NOT_FOUND:
-                    return Decision("infeasible", None, nodes)
-                if status == dfs.TIME_LIMIT:
-                    return Decision("timeout", None, nodes)
-        return Decision("unknown", None, nodes)
+                if status == SearchStatus.OK:
+                    return Verdict(VerdictStatus.FEASIBLE, search.offsets(), nodes)
+                if status == SearchStatus.NOT_FOUND:
+                    return Verdict(VerdictStatus.INFEASIBLE, None, nodes)
+                if status == SearchStatus.TIME_LIMIT:
+                    return Verdict(VerdictStatus.TIMEOUT, None, nodes)
+        return Verdict(VerdictStatus.UNKNOWN, None, nodes)
 
     def _perturbed_search(self, peak: int, seed: int) -> _Search:
         """A search whose width and area keys are each scaled by a random factor
@@ -130,7 +136,7 @@ class Decider:
             statuses = []
             for search in searches:
                 statuses.append(search.run(limit, deadline))
-                if statuses[-1] != dfs.NODE_LIMIT:
+                if statuses[-1] != SearchStatus.NODE_LIMIT:
                     break  # the answer: the searches after it need not run
             return statuses
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
@@ -156,35 +162,49 @@ class _Search:
         self.areas = decider.areas if areas is None else areas
         s = decider.sweep
         n = len(decider.sizes)
-        self.off = np.full(n, -1, dtype=np.int64)
-        self.min_off = np.where(decider.fixed >= 0, decider.fixed, 0).astype(np.int64)
-        self.floor = np.zeros(s.n_sections, dtype=np.int64)
-        self.total = s.section_bytes.copy()
-        self.cuts = s.cuts.copy()
-        self.best = np.full(n, -1, dtype=np.int64)
-        self.counters = np.array([0, 0], dtype=np.int64)
+        self.instance = dfs.Instance(
+            sizes=decider.sizes, aligns=decider.aligns, fixed=decider.fixed,
+            widths=self.widths, areas=self.areas, twin_before=decider.twin_before,
+            ov_ptr=s.overlap_ptr, ov_idx=s.overlaps, sec_lo=s.section_lo, sec_hi=s.section_hi,
+            mem_ptr=s.member_ptr, mem_idx=s.members)
+        self.place = dfs.Placement(
+            off=np.full(n, -1, dtype=np.int64),
+            min_off=np.where(decider.fixed >= 0, decider.fixed, 0).astype(np.int64),
+            floor=np.zeros(s.n_sections, dtype=np.int64),
+            total=s.section_bytes.copy(),
+            cuts=s.cuts.copy(),
+            best=np.full(n, -1, dtype=np.int64),
+            counters=np.array([0, 0], dtype=np.int64))
+        self.counters = self.place.counters
         self.state = dfs.SearchState(n, s.n_sections, len(s.overlaps))
         self.partition = 0  # partitions before this one are solved
 
     def run(self, limit: int, deadline: float) -> int:
-        d, s, st = self.decider, self.decider.sweep, self.state
+        d, st = self.decider, self.state
         self.counters[1] = limit
         while self.partition < len(d.partitions):
             lo, hi, bufs = d.partitions[self.partition]
             status, st.pools = dfs.search_partition(
-                d.sizes, d.aligns, d.fixed, self.widths, self.areas, d.twin_before,
-                s.overlap_ptr, s.overlaps, s.section_lo, s.section_hi, s.member_ptr, s.members,
-                self.peak, lo, hi, bufs, self.keys,
-                self.off, self.min_off, self.floor, self.total, self.cuts, self.best,
-                self.counters, deadline, st.nodes, st.frames, st.pools, st.scratch, st.regs,
+                self.instance, self.peak, lo, hi, bufs, self.keys, self.place, deadline,
+                st.nodes, st.frames, st.pools, st.scratch, st.regs,
             )
-            if status != dfs.OK:
+            if status != SearchStatus.OK:
                 return status
             self.partition += 1
-        return dfs.OK
+        return SearchStatus.OK
 
     def offsets(self) -> tuple[int, ...]:
-        return tuple(self.best.tolist())
+        return tuple(self.place.best.tolist())
+
+
+def _areas(sizes: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """size x lifetime, or, where that could pass int64 (sizes and lifetimes up to
+    2**40 each), integers in the same order with the same ties."""
+    if int(sizes.max(initial=0)) * int(widths.max(initial=0)) < 2**62:
+        return sizes * widths
+    exact = [int(s) * int(w) for s, w in zip(sizes.tolist(), widths.tolist(), strict=True)]
+    dense = {value: rank for rank, value in enumerate(sorted(set(exact)))}
+    return np.array([dense[value] for value in exact], dtype=np.int64)
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
@@ -208,3 +228,12 @@ def _twins(problem: Problem) -> np.ndarray:
             before[i] = last[shape]
         last[shape] = i
     return before
+
+
+def load_search() -> None:
+    """Compile, or load from the cache, the search before anything is timed."""
+    from .jit import load
+    from .problem import Buffer
+
+    tiny = Problem([Buffer("a", 0, 2, 3), Buffer("b", 1, 3, 2)])
+    load("exact search", [dfs.search_partition], lambda: Decider(tiny).decide(5))

@@ -31,11 +31,16 @@ the state arrays are restored when the search returns OK or NOT_FOUND.
 from __future__ import annotations
 
 import time
+from collections import namedtuple
 
 import numpy as np
-from numba import njit, objmode
+from numba import objmode
 
-OK, NOT_FOUND, NODE_LIMIT, TIME_LIMIT = 0, 1, 2, 3
+from .jit import compiled
+from .status import SearchStatus
+
+# The compiled code returns plain ints; SearchStatus names them.
+OK, NOT_FOUND, NODE_LIMIT, TIME_LIMIT = (int(s) for s in SearchStatus)
 
 # Static preorder keys (all descending, ties by buffer index), as in minimalloc.
 KEY_WIDTH, KEY_AREA, KEY_TOTAL, KEY_SIZE = 0, 1, 2, 3
@@ -44,14 +49,14 @@ KEY_CODES = {"W": KEY_WIDTH, "A": KEY_AREA, "T": KEY_TOTAL, "Z": KEY_SIZE}
 TIME_CHECK_MASK = 1023  # read the clock every 1024 nodes
 
 
-@njit(cache=True)
+@compiled()
 def _now() -> float:
     with objmode(t="float64"):
         t = time.perf_counter()
     return t
 
 
-@njit(cache=True)
+@compiled()
 def _grow(arr, need):
     """Return `arr`, or a copy with room for `need` items."""
     if need <= arr.shape[0]:
@@ -61,7 +66,7 @@ def _grow(arr, need):
     return bigger
 
 
-@njit(cache=True)
+@compiled()
 def _preorder(bufs, keys, widths, areas, sizes, sec_lo, sec_hi, total):
     """Sort `bufs` by the keys (most significant first, descending), then by index."""
     order = np.sort(bufs)
@@ -84,7 +89,7 @@ def _preorder(bufs, keys, widths, areas, sizes, sec_lo, sec_hi, total):
     return order
 
 
-@njit(cache=True)
+@compiled()
 def _sort_by_min_offset(pool, start, count, pre, pre_start, min_off):
     """Insertion sort of preorder positions by (min offset, position); nearly sorted input."""
     for i in range(start + 1, start + count):
@@ -100,6 +105,20 @@ def _sort_by_min_offset(pool, start, count, pre, pre_start, min_off):
             j -= 1
         pool[j + 1] = p
 
+
+# The search's arrays travel in named tuples (numba compiles them as tuples), so
+# an array passed in the wrong place fails by name rather than silently.
+Instance = namedtuple(  # the problem, read-only
+    "Instance", "sizes aligns fixed widths areas twin_before ov_ptr ov_idx sec_lo sec_hi "
+    "mem_ptr mem_idx")
+Placement = namedtuple(  # one search's placement state and its answer
+    "Placement", "off min_off floor total cuts best counters")
+Nodes = namedtuple(  # per depth
+    "Nodes", "ctx ord_start ord_cnt cursor last_off last_pos min_height cand cuts_taken "
+    "hatless mark_min mark_floor dec_start dec_n dec_next")
+Frames = namedtuple("Frames", "lo hi base pre k")  # per (sub)partition being solved
+Pools = namedtuple("Pools", "pre ord cut trail_sec trail_floor")  # growable stacks
+Scratch = namedtuple("Scratch", "trail_buf trail_min affected seen")
 
 # Registers of a paused search (SearchState.regs).
 R_STARTED, R_DEPTH, R_FRAMES, R_PRE_TOP, R_STAMP, R_TRAIL_MIN, R_TRAIL_FLOOR, R_CUT_TOP, \
@@ -119,7 +138,7 @@ class SearchState:
         # Per depth: frame, candidate list (start, count, cursor), canonical floor
         # (last offset, last position), dominance height, placed buffer, whether its
         # cuts were taken, hatless, trail marks, decomposition made there.
-        self.nodes = (
+        self.nodes = Nodes(
             np.zeros(depth, i64), np.zeros(depth, i64), np.zeros(depth, i64),
             np.zeros(depth, i64), np.zeros(depth, i64), np.zeros(depth, i64),
             np.zeros(depth, i64), np.full(depth, -1, i64), np.zeros(depth, np.bool_),
@@ -128,40 +147,48 @@ class SearchState:
         )
         # Frames: (sub)partitions being solved, innermost last: section range,
         # depth of the root node, start and count of its buffers in preorder.
-        self.frames = tuple(np.zeros(depth, i64) for _ in range(5))
-        self.pools = (
+        self.frames = Frames(*(np.zeros(depth, i64) for _ in range(5)))
+        self.pools = Pools(
             np.empty(4 * n + 16, i64),  # frames' buffers in preorder
             np.empty(4 * n + 16, i64),  # nodes' candidates (preorder positions)
             np.empty(2 * n_sections + 16, i64),  # split points of decompositions
             np.empty(4 * n_sections + 16, i64),  # floor trail: sections
             np.empty(4 * n_sections + 16, i64),  # floor trail: old floors
         )
-        self.scratch = (
+        self.scratch = Scratch(
             np.empty(n_edges + 1, i64), np.empty(n_edges + 1, i64),  # min-offset trail
             np.empty(n_sections, i64), np.zeros(n_sections, i64),  # affected sections
         )
         self.regs = np.zeros(9, i64)
 
 
-@njit(cache=True, nogil=True)  # nogil: the preorders' searches may run on threads
+@compiled(nogil=True)  # nogil: the preorders' searches may run on threads
 def search_partition(
-    sizes, aligns, fixed, widths, areas, twin_before,
-    ov_ptr, ov_idx, sec_lo, sec_hi, mem_ptr, mem_idx,
-    capacity, part_lo, part_hi, part_bufs, keys,
-    off, min_off, floor, total, cuts, best, counters, deadline,
+    inst, capacity, part_lo, part_hi, part_bufs, keys, place, deadline,
     nodes, frames, pools, scratch, regs,
 ):
     """Search one partition, or resume the search paused in `regs`.
 
-    Returns (status, pools): OK (offsets written to `best`), NOT_FOUND,
+    Returns (status, pools): OK (offsets written to `place.best`), NOT_FOUND,
     NODE_LIMIT (paused: call again with a higher limit) or TIME_LIMIT.
-    `counters` is [nodes so far, node limit]; the pools may have grown.
+    `place.counters` is [nodes so far, node limit]; the pools may have grown.
     """
-    (ctx, ord_start, ord_cnt, cursor, last_off, last_pos, min_height, cand, cuts_taken,
-     hatless, mark_min, mark_floor, dec_start, dec_n, dec_next) = nodes
-    fr_lo, fr_hi, fr_base, fr_pre, fr_k = frames
-    pre_pool, ord_pool, cut_pool, trail_sec, trail_floor = pools
-    trail_buf, trail_min, affected, seen = scratch
+    sizes, aligns, fixed, widths, areas = (inst.sizes, inst.aligns, inst.fixed, inst.widths,
+                                           inst.areas)
+    twin_before, ov_ptr, ov_idx = inst.twin_before, inst.ov_ptr, inst.ov_idx
+    sec_lo, sec_hi, mem_ptr, mem_idx = inst.sec_lo, inst.sec_hi, inst.mem_ptr, inst.mem_idx
+    off, min_off, floor, total = place.off, place.min_off, place.floor, place.total
+    cuts, best, counters = place.cuts, place.best, place.counters
+    ctx, ord_start, ord_cnt, cursor = nodes.ctx, nodes.ord_start, nodes.ord_cnt, nodes.cursor
+    last_off, last_pos, min_height = nodes.last_off, nodes.last_pos, nodes.min_height
+    cand, cuts_taken, hatless = nodes.cand, nodes.cuts_taken, nodes.hatless
+    mark_min, mark_floor = nodes.mark_min, nodes.mark_floor
+    dec_start, dec_n, dec_next = nodes.dec_start, nodes.dec_n, nodes.dec_next
+    fr_lo, fr_hi, fr_base, fr_pre, fr_k = frames.lo, frames.hi, frames.base, frames.pre, frames.k
+    pre_pool, ord_pool, cut_pool = pools.pre, pools.ord, pools.cut
+    trail_sec, trail_floor = pools.trail_sec, pools.trail_floor
+    trail_buf, trail_min = scratch.trail_buf, scratch.trail_min
+    affected, seen = scratch.affected, scratch.seen
     n_sec = floor.shape[0]
 
     if regs[R_STARTED] == 0:  # root frame and its first node
@@ -208,7 +235,7 @@ def search_partition(
                     off, min_off, floor, total, cuts, sizes, sec_lo, sec_hi)
             if f == 0:
                 regs[R_STARTED] = 0
-                return OK, (pre_pool, ord_pool, cut_pool, trail_sec, trail_floor)
+                return OK, Pools(pre_pool, ord_pool, cut_pool, trail_sec, trail_floor)
             nf -= 1
             pre_top = fr_pre[f]
             creator = base - 1
@@ -232,7 +259,7 @@ def search_partition(
             regs[R_DEPTH], regs[R_FRAMES], regs[R_PRE_TOP] = d, nf, pre_top
             regs[R_STAMP], regs[R_TRAIL_MIN], regs[R_TRAIL_FLOOR] = stamp, n_min, n_floor
             regs[R_CUT_TOP], regs[R_NEED_HEIGHT] = cut_top, 0
-            return NODE_LIMIT, (pre_pool, ord_pool, cut_pool, trail_sec, trail_floor)
+            return NODE_LIMIT, Pools(pre_pool, ord_pool, cut_pool, trail_sec, trail_floor)
 
         # ---- Next candidate at this node, in (min offset, preorder) order.
         lo_off, lo_pos = last_off[d], last_pos[d]
@@ -261,7 +288,7 @@ def search_partition(
             if d == fr_base[f]:
                 if f == 0:
                     regs[R_STARTED] = 0
-                    return NOT_FOUND, (pre_pool, ord_pool, cut_pool, trail_sec, trail_floor)
+                    return NOT_FOUND, Pools(pre_pool, ord_pool, cut_pool, trail_sec, trail_floor)
                 nf -= 1  # this subpartition has no packing: its creator's choice fails
                 pre_top = fr_pre[f]
             d -= 1
@@ -275,7 +302,7 @@ def search_partition(
 
         counters[0] += 1
         if (counters[0] & TIME_CHECK_MASK) == 0 and _now() > deadline:
-            return TIME_LIMIT, (pre_pool, ord_pool, cut_pool, trail_sec, trail_floor)
+            return TIME_LIMIT, Pools(pre_pool, ord_pool, cut_pool, trail_sec, trail_floor)
 
         # ---- Place the chosen buffer at its minimum offset.
         b = pre_pool[pre0 + chosen]
@@ -350,7 +377,7 @@ def search_partition(
         need_height = True
 
 
-@njit(cache=True)
+@compiled()
 def _place(
     b, o, sizes, aligns, fixed, ov_ptr, ov_idx, sec_lo, sec_hi, mem_ptr, mem_idx,
     off, min_off, floor, total, trail_buf, trail_min, trail_sec, trail_floor,
@@ -406,7 +433,7 @@ def _place(
     return fits, hatless, n_min, n_floor
 
 
-@njit(cache=True)
+@compiled()
 def _sections_fit(lo, hi, o, floor, total, capacity):
     """Every unplaced buffer goes at or above `o` (canonical order) and its floor."""
     for s in range(lo, hi):
@@ -416,7 +443,7 @@ def _sections_fit(lo, hi, o, floor, total, capacity):
     return True
 
 
-@njit(cache=True)
+@compiled()
 def _undo(
     d, cand, cuts_taken, dec_n, dec_start, mark_min, mark_floor, trail_buf, trail_min,
     trail_sec, trail_floor, n_min, n_floor, cut_top,
@@ -444,7 +471,7 @@ def _undo(
     return n_min, n_floor, cut_top
 
 
-@njit(cache=True)
+@compiled()
 def _next_subframe(
     creator, nf, ctx, ord_start, ord_cnt, cursor, last_off, last_pos, dec_start, dec_n,
     dec_next, cut_pool, fr_lo, fr_hi, fr_base, fr_pre, fr_k, pre_pool, pre_top, ord_pool,

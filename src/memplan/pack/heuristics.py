@@ -9,56 +9,91 @@ The orders are the ones production planners use:
 Each order is tried with best fit (smallest gap that holds the buffer, as in
 XLA's GlobalDecreasingSizeBestFitHeap) and first fit (lowest gap). All runs
 are cheap, so `pack_heuristic` runs them all and keeps the lowest peak.
+
+Large problems go through the compiled core (greedy_core.py), which finds a
+buffer's gaps in O(log n) block lists instead of scanning every placed buffer;
+small ones, and the rare ones with empty buffers or lifetimes, through the
+plain scan here. Both give the same plan for the same order and fit.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from .bound import live_bytes_profile
-from .problem import Buffer, Problem, Solution
+from .arrays import ProblemArrays, problem_arrays
+from .problem import Problem, Solution
 
-Order = Callable[[Problem], list[int]]
+Order = Callable[[ProblemArrays], np.ndarray]
+
+# Below this many buffers the scan is quicker than loading the compiled core.
+COMPILED_FROM = 400
+# A run may take longer than the one before it (a shared machine): under a
+# deadline, one starts only when this multiple of the last run's time is left.
+PACE_MARGIN = 1.25
 
 
 def _align_up(value: int, alignment: int) -> int:
     return -(-value // alignment) * alignment
 
 
-def _breadth(problem: Problem) -> list[int]:
+def _breadth(arrays: ProblemArrays) -> np.ndarray:
     """For each buffer, the most bytes live at any moment of its lifetime."""
-    profile = live_bytes_profile(problem)
-    times = [t for t, _ in profile]
-    result = []
-    for b in problem.buffers:
-        lo = np.searchsorted(times, b.start, side="right") - 1
-        hi = np.searchsorted(times, b.end, side="left")
-        result.append(max(live for _, live in profile[max(lo, 0):hi]))
-    return result
+    times, live = arrays.profile
+    lo = np.searchsorted(times, arrays.starts, side="left")  # every start is an event time
+    hi = np.searchsorted(times, arrays.ends, side="left")
+    return _range_max(live, lo, hi)
 
 
-def _sorted(problem: Problem, key: Callable[[int, Buffer], tuple]) -> list[int]:
-    return sorted(range(len(problem.buffers)), key=lambda i: key(i, problem.buffers[i]))
+def _range_max(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """max(values[lo[i]:hi[i]]) for every i (all ranges non-empty), by a sparse table."""
+    table = [values]
+    width = 1
+    while 2 * width <= len(values):
+        prev = table[-1]
+        table.append(np.maximum(prev[:-width], prev[width:]))
+        width *= 2
+    length = hi - lo
+    level = np.zeros(len(lo), dtype=np.int64)
+    level[length > 0] = np.floor(np.log2(length[length > 0])).astype(np.int64)
+    # log2 in floating point may be one off at exact powers of two: correct it.
+    level[(1 << (level + 1)) <= length] += 1
+    level[(1 << level) > np.maximum(length, 1)] -= 1
+    out = np.empty(len(lo), dtype=values.dtype)
+    for k in np.unique(level):
+        sel = level == k
+        out[sel] = np.maximum(table[k][lo[sel]], table[k][hi[sel] - (1 << k)])
+    return out
 
 
-def _by_breadth(problem: Problem) -> list[int]:
-    breadth = _breadth(problem)
-    return _sorted(problem, lambda i, b: (-breadth[i], -b.size, b.start, i))
+def _lexsort(*keys: np.ndarray) -> np.ndarray:
+    """Indices sorted by `keys` (most significant first), ties by index."""
+    return np.lexsort(keys[::-1])
+
+
+def _area_order(a: ProblemArrays) -> np.ndarray:
+    durations = a.ends - a.starts
+    if int(a.sizes.max(initial=0)) * int(durations.max(initial=0)) < 2**62:
+        return _lexsort(-(a.sizes * durations), -a.sizes)
+    # Areas past int64: sort exactly with Python integers.
+    areas = [int(s) * int(d) for s, d in zip(a.sizes, durations, strict=True)]
+    order = sorted(range(len(areas)), key=lambda i: (-areas[i], -int(a.sizes[i]), i))
+    return np.array(order, dtype=np.int64)
 
 
 ORDERS: dict[str, Order] = {
-    "size": lambda p: _sorted(p, lambda i, b: (-b.size, -(b.end - b.start), b.start, i)),
-    "duration": lambda p: _sorted(p, lambda i, b: (-(b.end - b.start), -b.size, b.start, i)),
-    "area": lambda p: _sorted(p, lambda i, b: (-b.size * (b.end - b.start), -b.size, i)),
-    "breadth": _by_breadth,
-    "start": lambda p: _sorted(p, lambda i, b: (b.start, -b.size, i)),
+    "size": lambda a: _lexsort(-a.sizes, -(a.ends - a.starts), a.starts),
+    "duration": lambda a: _lexsort(-(a.ends - a.starts), -a.sizes, a.starts),
+    "area": _area_order,
+    "breadth": lambda a: _lexsort(-_breadth(a), -a.sizes, a.starts),
+    "start": lambda a: _lexsort(a.starts, -a.sizes),
 }
 
 FITS = ("best-fit", "first-fit")
-
-
 def choose_offset(
     busy: Sequence[tuple[int, int]], size: int, alignment: int, best_fit: bool
 ) -> int:
@@ -81,47 +116,92 @@ def choose_offset(
 
 def place_in_order(problem: Problem, order: Sequence[int], best_fit: bool) -> list[int]:
     """Place buffers in `order`; fixed-offset buffers are placed first, where pinned."""
-    n = len(problem.buffers)
-    starts = np.fromiter((b.start for b in problem.buffers), dtype=np.int64, count=n)
-    ends = np.fromiter((b.end for b in problem.buffers), dtype=np.int64, count=n)
+    order_array = np.asarray(order, dtype=np.int64)
+    return place_arrays(problem_arrays(problem), order_array, best_fit).tolist()
+
+
+def place_arrays(arrays: ProblemArrays, order: np.ndarray, best_fit: bool) -> np.ndarray:
+    """Offsets of the buffers placed in `order` (pinned ones first, where pinned)."""
+    if len(arrays.sizes) >= COMPILED_FROM and arrays.regular:
+        from .greedy_core import place_in_order as place_compiled
+
+        return place_compiled(arrays.section_lo, arrays.section_hi, arrays.n_sections,
+                              arrays.sizes, arrays.aligns, arrays.fixed, order, best_fit)
+    return place_by_scan(arrays, order, best_fit)
+
+
+def place_by_scan(arrays: ProblemArrays, order: np.ndarray, best_fit: bool) -> np.ndarray:
+    """Each buffer at the gap `choose_offset` picks among all placed buffers it meets."""
+    starts, ends, sizes = arrays.starts, arrays.ends, arrays.sizes
+    n = len(sizes)
     offsets = np.zeros(n, dtype=np.int64)
-    placed = np.zeros(n, dtype=bool)
-    for i, b in enumerate(problem.buffers):
-        if b.offset is not None:
-            offsets[i], placed[i] = b.offset, True
-    sizes = np.fromiter((b.size for b in problem.buffers), dtype=np.int64, count=n)
-    for i in order:
+    placed = arrays.fixed >= 0
+    offsets[placed] = arrays.fixed[placed]
+    for i in order.tolist():
         if placed[i]:
             continue
-        b = problem.buffers[i]
-        neighbours = np.flatnonzero(placed & (starts < b.end) & (ends > b.start))
+        neighbours = np.flatnonzero(placed & (starts < ends[i]) & (ends > starts[i]))
         lows = offsets[neighbours]
         by_low = np.argsort(lows, kind="stable")
         tops = lows + sizes[neighbours]
         busy = list(zip(lows[by_low].tolist(), tops[by_low].tolist(), strict=True))
-        offsets[i] = choose_offset(busy, b.size, b.alignment, best_fit)
+        offsets[i] = choose_offset(busy, int(sizes[i]), int(arrays.aligns[i]), best_fit)
         placed[i] = True
-    return offsets.tolist()
+    return offsets
 
 
 def run_strategy(problem: Problem, order_name: str, fit: str) -> Solution:
-    order = ORDERS[order_name](problem)
-    offsets = place_in_order(problem, order, best_fit=(fit == "best-fit"))
-    return Solution(tuple(offsets), strategy=f"{order_name}/{fit}")
+    arrays = problem_arrays(problem)
+    offsets = place_arrays(arrays, ORDERS[order_name](arrays), best_fit=(fit == "best-fit"))
+    return Solution(tuple(offsets.tolist()), strategy=f"{order_name}/{fit}")
 
 
 def all_strategies() -> list[tuple[str, str]]:
     return [(order, fit) for order in ORDERS for fit in FITS]
 
 
-def pack_heuristic(problem: Problem) -> Solution:
-    """Run every order with every fit; keep the lowest peak (first listed wins ties)."""
-    best: Solution | None = None
-    best_peak = 0
+@dataclass(frozen=True)
+class GreedyRun:
+    order_name: str
+    fit: str
+    order: np.ndarray  # the buffer indices in the order placed
+    offsets: np.ndarray
+    peak: int
+    seconds: float
+
+
+def greedy_runs(problem: Problem, deadline: float = math.inf) -> list[GreedyRun]:
+    """Every order with every fit, in `all_strategies()` order.
+
+    No strategy starts that would, at the pace of the previous one, end past
+    `deadline` (time.perf_counter); the first always runs. The runs of the
+    last problem are kept for `improve.py`, which starts from them.
+    """
+    global _last_runs
+    if _last_runs is not None and _last_runs[0] is problem:
+        return _last_runs[1]
+    arrays = problem_arrays(problem)
+    orders: dict[str, np.ndarray] = {}
+    runs: list[GreedyRun] = []
+    pace = 0.0
     for order_name, fit in all_strategies():
-        solution = run_strategy(problem, order_name, fit)
-        peak = solution.peak(problem)
-        if best is None or peak < best_peak:
-            best, best_peak = solution, peak
-    assert best is not None
-    return best
+        started = time.perf_counter()
+        if runs and started + PACE_MARGIN * pace > deadline:
+            return runs
+        if order_name not in orders:
+            orders[order_name] = ORDERS[order_name](arrays)
+        offsets = place_arrays(arrays, orders[order_name], best_fit=(fit == "best-fit"))
+        pace = time.perf_counter() - started
+        peak = int((offsets + arrays.sizes).max(initial=0))
+        runs.append(GreedyRun(order_name, fit, orders[order_name], offsets, peak, pace))
+    _last_runs = (problem, runs)
+    return runs
+
+
+_last_runs: tuple[Problem, list[GreedyRun]] | None = None
+
+
+def pack_heuristic(problem: Problem, deadline: float = math.inf) -> Solution:
+    """The lowest peak of `greedy_runs` (first listed wins ties)."""
+    best = min(greedy_runs(problem, deadline), key=lambda run: run.peak)
+    return Solution(tuple(best.offsets.tolist()), strategy=f"{best.order_name}/{best.fit}")

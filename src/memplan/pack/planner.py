@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .bound import lower_bound
-from .heuristics import pack_heuristic
+from .heuristics import COMPILED_FROM, pack_heuristic
 from .problem import Problem, Solution
+from .status import SolveStatus
 from .validate import validate
 
 
@@ -18,9 +21,9 @@ class PackResult:
     lower_bound: int
     peak: int
     seconds: float
-    # Set by plan_exact: the solver's status ("optimal" | "feasible" | "infeasible" |
-    # "timeout") and the lower bound it proved (at least `lower_bound`).
-    status: str | None = None
+    # Set by plan_exact: the solver's status and the lower bound it proved (at
+    # least `lower_bound`).
+    status: SolveStatus | None = None
     proven_bound: int | None = None
 
     @property
@@ -41,6 +44,10 @@ class PackResult:
 
 def plan(problem: Problem) -> PackResult:
     """Pack with the heuristics; the plan returned has been validated."""
+    if len(problem.buffers) >= COMPILED_FROM:
+        from .greedy_core import load
+
+        load()
     started = time.perf_counter()
     solution = pack_heuristic(problem)
     seconds = time.perf_counter() - started
@@ -49,22 +56,39 @@ def plan(problem: Problem) -> PackResult:
     return PackResult(problem, solution, lower_bound(problem), solution.peak(problem), seconds)
 
 
+# Share of a time limit kept for checking and reporting the plan after the search.
+FINISH_SHARE = 0.05
+
+
 def plan_exact(
-    problem: Problem, *, minimize: bool = False, time_limit: float | None = None
+    problem: Problem, *, minimize: bool = False, time_limit: float | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> PackResult:
     """Pack with the exact solver: fit the capacity, or with `minimize` the lowest peak.
 
-    The plan has been validated. When the capacity is proven out of reach (status
-    "infeasible"), the heuristic plan is returned so the caller can still show it.
+    `time_limit` bounds the whole call: the greedy start, the set-up, the
+    search and the final check. The plan has been validated. When the capacity
+    is proven out of reach (status "infeasible"), the heuristic plan is returned
+    so the caller can still show it.
     """
-    from .exact import solve_exact  # imports numba: only when the exact solver is wanted
+    from .decide import load_search  # imports numba: only when the exact solver is wanted
+    from .exact import solve_exact
 
+    # Loading (or, on a fresh install, compiling) the search is not solving it.
+    load_search()
+    if len(problem.buffers) >= COMPILED_FROM:
+        from .greedy_core import load
+
+        load()
     started = time.perf_counter()
-    result = solve_exact(problem, minimize=minimize, time_limit=time_limit)
-    solution = result.solution
-    if solution is None:  # infeasible: nothing fits, show the best plan that exists
-        solution = pack_heuristic(problem)
-    validate(problem, solution, check_capacity=False)
+    deadline = math.inf
+    if time_limit is not None:
+        deadline = started + (1 - FINISH_SHARE) * time_limit
+    result = solve_exact(problem, minimize=minimize, deadline=deadline, on_progress=on_progress)
+    solution = result.solution  # validated by solve_exact
+    if solution is None:  # the greedy runs of this problem are kept: no second packing
+        solution = pack_heuristic(problem, deadline)
+        validate(problem, solution, check_capacity=False)
     seconds = time.perf_counter() - started
     return PackResult(
         problem, solution, lower_bound(problem), solution.peak(problem), seconds,

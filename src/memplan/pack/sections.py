@@ -18,6 +18,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from .arrays import problem_arrays
 from .problem import Problem
 
 
@@ -42,28 +43,35 @@ class Sweep:
 
     def partitions(self) -> list[tuple[int, int]]:
         """Section ranges `[lo, hi)` that share no buffer: solvable one by one."""
-        bounds = [0, *(int(s) + 1 for s in np.flatnonzero(self.cuts == 0)), self.n_sections]
-        return list(pairwise(bounds))
+        return partition_bounds(self.cuts, self.n_sections)
+
+
+def cuts_between(section_lo: np.ndarray, section_hi: np.ndarray, n_sections: int) -> np.ndarray:
+    """For each s, the buffers spanning sections s and s + 1 (a buffer spans the
+    cuts lo .. hi-2 of its range)."""
+    spans = np.zeros(n_sections + 1, dtype=np.int64)
+    np.add.at(spans, section_lo, 1)
+    np.add.at(spans, section_hi - 1, -1)
+    return np.cumsum(spans)[: max(n_sections - 1, 0)]
+
+
+def partition_bounds(cuts: np.ndarray, n_sections: int) -> list[tuple[int, int]]:
+    """The section ranges between zero cuts."""
+    bounds = [0, *(int(s) + 1 for s in np.flatnonzero(cuts == 0)), n_sections]
+    return [(lo, hi) for lo, hi in pairwise(bounds) if hi > lo]
 
 
 def sweep(problem: Problem) -> Sweep:
-    starts = np.array([b.start for b in problem.buffers], dtype=np.int64)
-    ends = np.array([b.end for b in problem.buffers], dtype=np.int64)
-    sizes = np.array([b.size for b in problem.buffers], dtype=np.int64)
-    end_times = np.unique(ends)
-    # Section k holds the buffers with start < end_times[k] <= end.
-    section_lo = np.searchsorted(end_times, starts, side="right").astype(np.int64)
-    section_hi = np.searchsorted(end_times, ends, side="right").astype(np.int64)
-    n_sections = len(end_times)
+    arrays = problem_arrays(problem)
+    starts, ends, sizes = arrays.starts, arrays.ends, arrays.sizes
+    section_lo, section_hi = arrays.section_lo, arrays.section_hi
+    n_sections = arrays.n_sections
 
     member_ptr, members = _section_members(section_lo, section_hi, n_sections)
     section_bytes = np.zeros(n_sections, dtype=np.int64)
-    spans = np.zeros(n_sections + 1, dtype=np.int64)
     for lo, hi, size in zip(section_lo, section_hi, sizes, strict=True):
         section_bytes[lo:hi] += size
-        spans[lo] += 1
-        spans[hi - 1] -= 1  # a buffer spans the cuts lo .. hi-2
-    cuts = np.cumsum(spans)[: max(n_sections - 1, 0)]
+    cuts = cuts_between(section_lo, section_hi, n_sections)
     overlap_ptr, overlaps = _time_overlaps(starts, ends)
     return Sweep(section_lo, section_hi, member_ptr, members, overlap_ptr, overlaps,
                  section_bytes, cuts)

@@ -6,7 +6,13 @@ in a packer shows up as a refusal, never as an overlapping plan.
 
 from __future__ import annotations
 
+import numpy as np
+
+from .arrays import problem_arrays
 from .problem import Problem, Solution
+
+# Below this many buffers the plain sweep is quicker than loading the compiled one.
+COMPILED_FROM = 400
 
 
 class InvalidPlan(Exception):
@@ -21,11 +27,21 @@ def violations(
     With `check_capacity=False` a plan that is sound but too tall passes: the
     heuristics report such plans (with "fits: no") rather than hide them.
     """
-    found: list[str] = []
     buffers = problem.buffers
     if len(solution.offsets) != len(buffers):
         return [f"{len(solution.offsets)} offsets for {len(buffers)} buffers"]
-    for b, off in zip(buffers, solution.offsets, strict=True):
+    arrays = problem_arrays(problem)
+    try:
+        offsets = np.array(solution.offsets, dtype=np.int64)
+    except OverflowError:
+        return ["an offset does not fit in 64 bits"]
+    pinned = arrays.fixed >= 0
+    bad = (offsets < 0) | (offsets % arrays.aligns != 0) | (pinned & (offsets != arrays.fixed))
+    if check_capacity and problem.capacity is not None:
+        bad |= offsets + arrays.sizes > problem.capacity
+    found: list[str] = []
+    for i in np.flatnonzero(bad)[:limit].tolist():
+        b, off = buffers[i], int(offsets[i])
         if off < 0:
             found.append(f"buffer '{b.id}' at negative offset {off}")
         if off % b.alignment:
@@ -36,7 +52,14 @@ def violations(
             found.append(
                 f"buffer '{b.id}' ends at {off + b.size}, past capacity {problem.capacity}"
             )
-    found.extend(_overlaps(problem, solution, limit))
+    if len(buffers) >= COMPILED_FROM and arrays.regular:
+        from .sweep_check import overlapping_pairs
+
+        pairs = overlapping_pairs(arrays.starts, arrays.ends, arrays.sizes, offsets, limit)
+        found.extend(f"buffers '{buffers[j].id}' and '{buffers[i].id}' overlap in time and address"
+                     for j, i in pairs.tolist())
+    else:
+        found.extend(_overlaps(problem, solution, limit))
     return found[:limit]
 
 
