@@ -62,3 +62,23 @@ def test_bad_pass_name_is_one_line_exit_2(passes, message, capsys):
                           "-p", passes], capsys)
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and err.startswith(message)
+
+
+def test_opt_help_names_the_default_pipeline_and_every_pass(capsys):
+    from memplan.cli.opt import DEFAULT_PASSES
+
+    assert DEFAULT_PASSES == ",".join(DEFAULT_PIPELINE)  # spelled twice: the parser loads no IR
+    with pytest.raises(SystemExit):
+        main(["opt", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(p.summary.split()[0] in text for p in PASSES.values())
+
+
+def test_building_the_parser_loads_no_mlir_bindings():
+    import subprocess
+    import sys
+
+    code = ("import sys, memplan.cli as c; c.build_parser(); "
+            "print(any(m.startswith('iree') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

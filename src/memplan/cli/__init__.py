@@ -26,6 +26,13 @@ COMMANDS = (pack, check, opt, copies, place, plan, passes, targets)
 class OneLineParser(argparse.ArgumentParser):
     """Bad arguments are bad input like any other: one line, exit 2."""
 
+    def format_help(self) -> str:
+        # A command whose full description needs heavy imports builds it only for --help.
+        describe = getattr(self, "describe", None)
+        if describe is not None:
+            self.description = describe()
+        return super().format_help()
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 

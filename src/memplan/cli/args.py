@@ -8,11 +8,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..analysis.ranges import Assumption, VscaleBound
 from ..errors import InputError
-from ..ir import MlirChunk
-from ..targets.applied import LimitOverrides
+
+if TYPE_CHECKING:  # the MLIR bindings load only for commands that read MLIR
+    from ..analysis.ranges import Assumption, VscaleBound
+    from ..ir import MlirChunk
+    from ..targets.applied import LimitOverrides
 
 # Integers a command line may give: what fits a signed 64-bit index.
 INT_LIMIT = 2**63
@@ -74,6 +77,7 @@ def parse_named_int(option: str, text: str, relations: Sequence[str], expected: 
 
 
 def parse_assumption(text: str) -> Assumption:
+    from ..analysis.ranges import Assumption
     item = parse_named_int("--assume", text, ("<=", ">=", "=="),
                            "[@func:]ARG<=N, ARG>=N or ARG==N, ARG an argument's SSA name or "
                            "0-based position")
@@ -134,6 +138,7 @@ def positive_int(text: str) -> int:
 
 
 def assumptions_of(args: argparse.Namespace) -> list[Assumption | VscaleBound]:
+    from ..analysis.ranges import VscaleBound
     """What the user told us of the program: argument bounds, and vscale's."""
     given: list[Assumption | VscaleBound] = [parse_assumption(text) for text in args.assume]
     if getattr(args, "vscale_max", None) is not None:
@@ -142,6 +147,7 @@ def assumptions_of(args: argparse.Namespace) -> list[Assumption | VscaleBound]:
 
 
 def overrides_of(args: argparse.Namespace) -> LimitOverrides:
+    from ..targets.applied import LimitOverrides
     return LimitOverrides(max_frame=getattr(args, "max_frame", None),
                           workgroup=getattr(args, "workgroup_limit", None),
                           vscale_max=getattr(args, "vscale_max", None))

@@ -6,9 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from ..ir import MlirChunk
 from .args import load_input, parse_values
+
+if TYPE_CHECKING:  # the MLIR bindings load only when a command reads MLIR
+    from ..ir import MlirChunk
 
 EXIT_1 = None  # a report: no budget to break
 

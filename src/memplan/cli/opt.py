@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from ..diagnostic import Diagnostic
 from ..errors import BudgetError
 from ..files import Outputs
-from ..ir import MlirChunk
 from .args import (
     add_limit_arguments,
     add_mlir_input_arguments,
@@ -24,32 +23,43 @@ from .args import (
 
 if TYPE_CHECKING:
     from ..check import CheckContext
+    from ..ir import MlirChunk
 
 EXIT_1 = ("an allocation could not be hoisted, bounded or placed, the output would fail "
           "`memplan check` (default pipeline), or a check by execution differs")
 
 
-def add_command(commands: argparse._SubParsersAction) -> None:
-    from ..transforms.passes import DEFAULT_PIPELINE, PASSES
+# The pipeline `memplan opt` runs without -p (transforms.passes.DEFAULT_PIPELINE, which a
+# test keeps equal): spelled here so that building the parser loads no MLIR bindings.
+DEFAULT_PASSES = "hoist-and-bound,constant-destinations,state-in-place"
+DESCRIPTION = (
+    f"Rewrite MLIR with a pipeline of passes (default: {DEFAULT_PASSES}; `memplan passes` "
+    "lists them). The IR goes to stdout or -o; remarks, errors and the resulting stack frames "
+    "go to stderr. With the default pipeline the output is then checked as `memplan check` "
+    "would for the same target: what it would reject is reported as an error here too (-p runs "
+    "only the passes named). A hoisted buffer that makes a frame too big stays hoisted (it no "
+    "longer grows the stack per iteration) and the frame error is reported; --place moves "
+    "buffers that do not fit to a pool or the heap instead. Exit 1 if something could not be "
+    "rewritten or placed, the output fails the check, or a check by execution differs.")
+
+
+def _describe() -> str:
+    """The description with every pass's summary: built only when help is printed."""
+    from ..transforms.passes import PASSES
 
     summaries = "; ".join(f"{name}: {p.summary}" for name, p in PASSES.items())
+    return f"{DESCRIPTION} Passes: {summaries}."
+
+
+def add_command(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser(
         "opt", help="hoist and bound allocations, rewrite constant destinations and state "
-        "appends, place buffers",
-        description="Rewrite MLIR with a pipeline of passes (default: "
-        f"{','.join(DEFAULT_PIPELINE)}; `memplan passes` lists them). {summaries}. The IR goes "
-        "to stdout or -o; remarks, errors and the resulting stack frames go to stderr. With the "
-        "default pipeline the output is then checked as `memplan check` would for the same "
-        "target: what it would reject is reported as an error here too (-p runs only the "
-        "passes named). A hoisted buffer that makes a frame too big "
-        "stays hoisted (it no longer grows the stack per iteration) and the frame error is "
-        "reported; --place moves buffers that do not fit to a pool or the heap instead. Exit 1 "
-        "if something could not be rewritten or placed, the output fails the check, or a check "
-        "by execution differs.")
+        "appends, place buffers", description=DESCRIPTION)
+    p.describe = _describe  # read by OneLineParser.format_help
     add_mlir_input_arguments(p)
     add_limit_arguments(p)
     p.add_argument("-p", "--passes", metavar="PASS[,PASS...]",
-                   help=f"the passes to run, in order (default {','.join(DEFAULT_PIPELINE)})")
+                   help=f"the passes to run, in order (default {DEFAULT_PASSES})")
     p.add_argument("-o", "--output", help="write the rewritten MLIR here (default: stdout)")
     p.add_argument("--keep-locations", action="store_true",
                    help="print the input's locations (loc(...)) on every op")

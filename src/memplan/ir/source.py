@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from iree.compiler import ir
+if TYPE_CHECKING:
+    from iree.compiler import ir
 
 
 class SourceName(str):
