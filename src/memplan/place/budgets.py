@@ -119,9 +119,9 @@ def stack_frames(census: Sequence[Allocation], target: Target,
             continue
         capacity = stack.max_frame if stack else None
         align = stack.alignment if stack else 1
-        counted = tuple(a for a in allocs
-                        if a.scope_loop_depth == 0 and a.bytes_or_bound is not None)
-        excluded = tuple(a for a in allocs if a not in counted)
+        framed = [a.scope_loop_depth == 0 and a.bytes_or_bound is not None for a in allocs]
+        counted = tuple(a for a, f in zip(allocs, framed, strict=True) if f)
+        excluded = tuple(a for a, f in zip(allocs, framed, strict=True) if not f)
         frames.append(Budget(chunk, function, counted, pack_allocations(counted, capacity, align),
                              capacity, excluded,
                              applied.stack_source() if applied is not None else ""))
