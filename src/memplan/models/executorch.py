@@ -90,6 +90,7 @@ class ArenaPlan:
     proof: Proof
     seconds: float
     capacity: int | None = None
+    call: int = 0  # which call planned it: submodules come first, the top graph last
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,8 @@ class MemplanAlgorithm:
     `pools`, fastest first, turns on placement across several memories: unpinned
     tensors fill the first pool (smallest first, the `memplan.place` policy) and
     spill to the next; a pool's capacity is never exceeded. After a call, `arenas`
-    and `spills` say what was done (appended per graph, submodules first).
+    and `spills` say what was done (appended per graph, submodules first; `top_arenas`
+    are the top graph's).
     """
 
     def __init__(self, *, time_limit: float | None = 10.0,
@@ -124,6 +126,7 @@ class MemplanAlgorithm:
             raise ValueError("arena 0 holds constants: pool mem_ids start at 1")
         self.arenas: list[ArenaPlan] = []
         self.spills: list[Spill] = []
+        self.calls = 0
         # The suite names algorithms by __name__ when it compares them.
         self.__name__ = "memplan"
 
@@ -147,6 +150,7 @@ class MemplanAlgorithm:
             sizes[mem_id] = arena.size
             self.arenas.append(arena)
         _resolve_storage_bases(specs, arena_of, offsets)
+        self.calls += 1
 
         result = MemoryAlgoResult({}, [])
         for spec, mem_obj_id in _memory_objects(specs, arena_of, offsets).items():
@@ -158,6 +162,10 @@ class MemplanAlgorithm:
         for mem_id, size in sizes.items():
             result.bufsizes[mem_id] = size
         return result
+
+    @property
+    def top_arenas(self) -> list[ArenaPlan]:
+        return [a for a in self.arenas if a.call == self.calls - 1]
 
     # --- arenas -------------------------------------------------------------------------
 
@@ -217,7 +225,7 @@ class MemplanAlgorithm:
         arena = ArenaPlan(
             mem_id, pool.name if pool else f"arena {mem_id}", len(members), reserved,
             base + best.lower_bound + (extra_padding if members else 0), size, proof,
-            time.perf_counter() - started, pool.capacity if pool else None)
+            time.perf_counter() - started, pool.capacity if pool else None, self.calls)
         if pool is not None and size > pool.capacity:
             raise PlanningError(f"pool {pool.name} needs {size} bytes of {pool.capacity}")
         return offsets, arena

@@ -24,7 +24,15 @@ from executorch.exir.memory_planning import Verifier, get_node_tensor_specs
 from executorch.exir.passes import MemoryPlanningPass
 
 from ..errors import InputError
-from ..pack import Buffer, Problem, live_bytes_profile, lower_bound
+from ..pack import (
+    Buffer,
+    PackResult,
+    Problem,
+    Solution,
+    live_bytes_profile,
+    lower_bound,
+    validate,
+)
 from .executorch import ArenaPlan, ArenaPool, MemplanAlgorithm, Spill, planning_pass
 
 
@@ -129,7 +137,7 @@ def lower(exported: torch.export.ExportedProgram, planner: Planner, *,
     return Lowered(
         planner, bytes(program.buffer), tuple(ep.graph_module.meta["non_const_buffer_sizes"]),
         tuple(planned_tensors(ep.graph_module)), seconds, reuse_pairs,
-        tuple(algo.arenas) if algo else (), tuple(algo.spills) if algo else ())
+        tuple(algo.top_arenas) if algo else (), tuple(algo.spills) if algo else ())
 
 
 def planned_tensors(graph_module: Any) -> list[TensorRow]:
@@ -228,3 +236,39 @@ def _op_name(target: Any) -> str:
 
 def _bytes(t: torch.Tensor) -> torch.Tensor:
     return t.detach().contiguous().reshape(-1).view(torch.uint8)
+
+
+@dataclass(frozen=True)
+class ModelPlan:
+    """One model planned by ExecuTorch's planner and by memplan, for `memplan plan`."""
+
+    memplan: Lowered
+    executorch: Lowered | None  # None when ExecuTorch's planner refused the model
+    executorch_error: str | None
+    pools: tuple[ArenaPool, ...]  # empty: one unbounded arena
+
+
+def plan_model(exported: torch.export.ExportedProgram, *, pools: Sequence[ArenaPool] = (),
+               time_limit: float | None = 10.0) -> ModelPlan:
+    """memplan's plan, and ExecuTorch's (`greedy`, or `banked_greedy` with pools) beside it.
+
+    memplan's `PlanningError` (a pool too small) propagates; ExecuTorch's refusal is kept
+    as its message, since the comparison is still worth showing.
+    """
+    ours = lower(exported, Planner.MEMPLAN, pools=pools, time_limit=time_limit)
+    theirs, error = None, None
+    try:
+        theirs = lower(exported, Planner.BANKED_GREEDY if pools else Planner.GREEDY,
+                       pools=pools)
+    except Exception as err:  # BankPlacementError and whatever else its planner raises
+        error = str(err).strip().splitlines()[0]
+    return ModelPlan(ours, theirs, error, tuple(pools))
+
+
+def arena_layout(lowered: Lowered, mem_id: int) -> PackResult:
+    """One arena's plan as a packing (for the layout plot): its unaliased tensors."""
+    rows = [r for r in lowered.tensors if r.mem_id == mem_id and not r.aliased and r.bytes]
+    problem = _problem(rows)
+    solution = Solution(tuple(r.offset for r in rows), lowered.planner.value)
+    validate(problem, solution, check_capacity=False)
+    return PackResult(problem, solution, lower_bound(problem), solution.peak(problem), 0.0)
