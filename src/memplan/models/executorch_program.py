@@ -10,7 +10,9 @@ so the tensors planned are the same and only their offsets differ.
 from __future__ import annotations
 
 import copy
+import logging
 import time
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -95,11 +97,23 @@ def load_exported(path: str | Path) -> torch.export.ExportedProgram:
     path = Path(path)
     if not path.is_file():
         raise InputError(str(path), "no such file")
+    if not zipfile.is_zipfile(path):
+        raise InputError(str(path), "not a torch.export program (a .pt2 is a zip archive)")
+    # torch logs its own traceback before raising; the user gets our one line instead.
+    torch_log = logging.getLogger("torch.export")
+    level = torch_log.level
+    torch_log.setLevel(logging.CRITICAL)
     try:
         return torch.export.load(str(path))
     except Exception as err:  # torch raises many kinds; the user needs one line
+        while err.__cause__ or err.__context__:  # torch's outer message points at its log
+            err = err.__cause__ or err.__context__
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        if "warnings above" in reason:  # the log we silenced: say what it means
+            reason = "the archive holds no exported program torch can read"
         raise InputError(str(path), f"not a torch.export program ({reason})") from None
+    finally:
+        torch_log.setLevel(level)
 
 
 def lower(exported: torch.export.ExportedProgram, planner: Planner, *,

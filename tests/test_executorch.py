@@ -1,0 +1,285 @@
+"""memplan as ExecuTorch's memory planner: the hook's rules on hand-made tensor specs,
+then small models lowered, verified by ExecuTorch's checker and run by its runtime."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from types import SimpleNamespace
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("executorch")
+
+from executorch.exir.tensor import TensorSpec  # noqa: E402
+
+from memplan.cli import main  # noqa: E402
+from memplan.models.executorch import (  # noqa: E402
+    ArenaPool,
+    MemplanAlgorithm,
+    PlanningError,
+    Proof,
+)
+from memplan.models.executorch_program import (  # noqa: E402
+    Planner,
+    identical,
+    lower,
+    random_inputs,
+    run,
+)
+
+# --- the hook on hand-made specs -------------------------------------------------------
+
+
+def spec(elements: int, start: int, end: int, mem_id: int | None = None) -> TensorSpec:
+    s = TensorSpec(dtype=torch.float32, shape=torch.Size([elements]))
+    s.lifetime = [start, end]
+    s.mem_id = mem_id
+    return s
+
+
+def graph(reserved: list[int] | None = None) -> SimpleNamespace:
+    """What the algorithm reads off a graph module: the submodules' reservations."""
+    return SimpleNamespace(input_mem_buffer_sizes=reserved)
+
+
+def plan(specs, reserved=None, alignment=16, padding=0, **options):
+    algo = MemplanAlgorithm(time_limit=5.0, **options)
+    result = algo(alignment, specs, graph(reserved), None, padding)
+    return algo, result
+
+
+def chain(s: TensorSpec) -> set[int]:
+    seen = set()
+    while s is not None:
+        seen.add(id(s))
+        s = s.storage_base
+    return seen
+
+
+def assert_sound(specs, result):
+    """No two specs live at once share a byte unless one backs the other, and specs
+    sharing bytes share a mem_obj_id (what ExecuTorch's verifier asks)."""
+    for a, b in itertools.combinations(specs, 2):
+        ra, rb = result.spec_dict[a], result.spec_dict[b]
+        assert ra.mem_offset % a.alignment == 0
+        if ra.mem_id != rb.mem_id:
+            continue
+        bytes_touch = (ra.mem_offset < rb.mem_offset + b.allocated_memory
+                       and rb.mem_offset < ra.mem_offset + a.allocated_memory)
+        times_touch = a.lifetime[0] <= b.lifetime[1] and b.lifetime[0] <= a.lifetime[1]
+        if bytes_touch:
+            assert ra.mem_obj_id == rb.mem_obj_id
+            if times_touch:
+                assert id(a) in chain(b) or id(b) in chain(a)
+        for r, s in ((ra, a), (rb, b)):
+            assert r.mem_offset + s.allocated_memory <= result.bufsizes[r.mem_id]
+
+
+def test_packs_at_the_lower_bound_where_executorch_greedy_does_not():
+    from executorch.exir.memory_planning import greedy
+
+    shapes = [(24, 4, 4), (12, 2, 3), (20, 3, 5), (20, 0, 2), (8, 2, 3)]
+    theirs = greedy(16, [spec(*s) for s in shapes], graph(), None, 0).bufsizes
+    specs = [spec(*s) for s in shapes]
+    algo, result = plan(specs)
+    assert_sound(specs, result)
+    assert result.bufsizes == [0, 176] and theirs == [0, 256]
+    assert algo.top_arenas[0].proof is Proof.AT_BOUND
+    assert algo.top_arenas[0].lower_bound == 176
+
+
+def test_pinned_mem_id_stays_and_arenas_are_packed_apart():
+    specs = [spec(8, 0, 3), spec(8, 0, 3, mem_id=3), spec(4, 4, 5, mem_id=3)]
+    _, result = plan(specs)
+    assert_sound(specs, result)
+    assert [result.spec_dict[s].mem_id for s in specs] == [1, 3, 3]
+    assert result.bufsizes == [0, 32, 0, 32]
+
+
+def test_submodule_reservation_padding_and_alignment():
+    specs = [spec(3, 0, 2), spec(5, 1, 4)]  # 12 and 20 bytes, rounded up to 64 each
+    _, result = plan(specs, reserved=[0, 100], alignment=64, padding=8)
+    assert_sound(specs, result)
+    offsets = sorted(result.spec_dict[s].mem_offset for s in specs)
+    assert offsets == [128, 192]  # above the reservation, rounded up to the alignment
+    assert result.bufsizes == [0, 128 + 128 + 8]
+
+
+def test_storage_backed_spec_sits_inside_its_base():
+    base, other = spec(32, 0, 6), spec(32, 2, 4)
+    alias = spec(8, 3, 5)
+    alias.storage_base, alias.storage_base_offset = base, 64
+    specs = [base, other, alias]
+    _, result = plan(specs)
+    assert_sound(specs, result)
+    assert result.spec_dict[alias].mem_offset == result.spec_dict[base].mem_offset + 64
+    assert result.spec_dict[alias].mem_obj_id == result.spec_dict[base].mem_obj_id
+    assert result.bufsizes[1] == 256  # the alias adds no bytes
+
+
+def test_storage_backed_spec_must_fit_its_base():
+    base, alias = spec(4, 0, 2), spec(8, 1, 2)
+    alias.storage_base = base
+    with pytest.raises(PlanningError, match="does not fit inside its base"):
+        plan([base, alias])
+
+
+def test_pools_fill_the_fast_one_and_say_why_the_rest_spilled():
+    specs = [spec(4, 0, 2), spec(4, 1, 3), spec(64, 2, 4), spec(4, 4, 5)]
+    pools = (ArenaPool("sram", 1, 64, 16), ArenaPool("dram", 2, 1024, 16))
+    algo, result = plan(specs, pools=pools)
+    assert_sound(specs, result)
+    assert [result.spec_dict[s].mem_id for s in specs] == [1, 1, 2, 1]
+    assert result.bufsizes[1] <= 64 and result.bufsizes[2] == 256
+    [spill] = algo.spills
+    assert spill.bytes == 256 and spill.pool == "dram"
+    assert "over the capacity of 64" in spill.reasons[0][1]
+
+
+def test_a_tensor_no_pool_can_hold_is_refused():
+    pools = (ArenaPool("sram", 1, 64, 16),)
+    with pytest.raises(PlanningError, match="no pool can hold a 256-byte tensor"):
+        plan([spec(64, 0, 1)], pools=pools)
+
+
+# --- small models, end to end ----------------------------------------------------------
+
+
+class ConvNet(torch.nn.Module):
+    """Convolutions with a residual, a transposed weight at run time, two outputs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.c2 = torch.nn.Conv2d(8, 8, 3, padding=1)
+        self.c3 = torch.nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.fc = torch.nn.Linear(16 * 8 * 8, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.c1(x))
+        z = torch.relu(self.c2(y)) + y
+        w = torch.relu(self.c3(z))
+        return self.fc(w.flatten(1)), z.mean()
+
+
+class Stateful(torch.nn.Module):
+    """Attention-like matmuls and a mutable buffer, written in place every call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.q = torch.nn.Linear(16, 16)
+        self.k = torch.nn.Linear(16, 16)
+        self.register_buffer("total", torch.zeros(8, 16))
+
+    def forward(self, x):
+        scores = torch.softmax(self.q(x) @ self.k(x).transpose(0, 1), dim=-1)
+        out = scores @ x
+        self.total.copy_(out)  # its initial value is not serialized: never read it
+        return out * 2, self.total + 1
+
+
+MODELS = {
+    "convnet": (ConvNet, (torch.randn(1, 3, 16, 16),)),
+    "stateful": (Stateful, (torch.randn(8, 16),)),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def exported(request):
+    torch.manual_seed(0)
+    cls, example = MODELS[request.param]
+    with torch.no_grad():
+        return torch.export.export(cls().eval(), example)
+
+
+@pytest.fixture(scope="module")
+def greedy(exported):
+    return lower(exported, Planner.GREEDY)
+
+
+def test_memplan_plan_runs_bit_identically_and_is_no_larger(exported, greedy):
+    ours = lower(exported, Planner.MEMPLAN, time_limit=5.0)  # ExecuTorch's verifier ran
+    assert ours.total <= greedy.total
+    assert sorted(t.bytes for t in ours.tensors) == sorted(t.bytes for t in greedy.tensors)
+    for arena in ours.arenas:
+        assert arena.proof in (Proof.AT_BOUND, Proof.OPTIMAL)
+    assert ours.total == ours.bound()  # these graphs' bounds are reachable
+    inputs = random_inputs(exported, seed=3)
+    # Two calls each: a mutable buffer carries state from the first into the second.
+    assert identical(run(greedy.program, inputs), run(ours.program, inputs))
+    assert identical(run(greedy.program, inputs) + run(greedy.program, inputs),
+                     run(ours.program, inputs) + run(ours.program, inputs))
+
+
+def test_pools_plan_runs_bit_identically(exported, greedy):
+    total = greedy.bound()
+    pools = (ArenaPool("sram", 1, total // 3, 16), ArenaPool("dram", 2, 4 * total, 16))
+    ours = lower(exported, Planner.MEMPLAN, pools=pools, time_limit=5.0)
+    assert len(ours.arena_sizes) == 3 and ours.arena_sizes[1] <= total // 3
+    assert ours.spills and {t.mem_id for t in ours.tensors} == {1, 2}
+    inputs = random_inputs(exported, seed=4)
+    assert identical(run(greedy.program, inputs), run(ours.program, inputs))
+
+
+# --- the command --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def saved_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "convnet.pt2"
+    torch.manual_seed(0)
+    torch.export.save(torch.export.export(ConvNet().eval(), MODELS["convnet"][1]), str(path))
+    return path
+
+
+def test_plan_command_json_and_program(saved_model, tmp_path, capsys):
+    out = tmp_path / "convnet.pte"
+    assert main(["plan", str(saved_model), "--json", "-o", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    [arena] = data["arenas"]
+    assert arena["memplan"] == arena["lower_bound"] <= arena["executorch"]
+    assert data["executorch_planner"] == "executorch greedy"
+    assert any(t["op"] == "permute_copy" for t in data["tensors"])
+    exported = torch.export.load(str(saved_model))
+    inputs = random_inputs(exported, seed=5)
+    assert identical(run(out.read_bytes(), inputs),
+                     run(lower(exported, Planner.GREEDY).program, inputs))
+
+
+def test_plan_command_target_and_budget(saved_model, capsys):
+    assert main(["plan", str(saved_model), "--target", "cortex-m55+ethos-u55", "--summary"]) == 0
+    text = capsys.readouterr().out
+    assert "executorch banked_greedy" in text and "sram" in text
+    assert main(["plan", str(saved_model), "--budget", "1000", "--summary"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "over the budget of 1,000 B; no plan can" in err[0]
+
+
+def zip_without_program() -> bytes:
+    import io
+    import zipfile
+
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as archive:
+        archive.writestr("readme.txt", "no model here")
+    return data.getvalue()
+
+
+@pytest.mark.parametrize("name, content, reason", [
+    ("missing.pt2", None, "no such file"),
+    ("garbage.pt2", b"not a zip", "not a torch.export program"),
+    ("empty.pt2", zip_without_program(), "holds no exported program"),
+    ("model.pte", b"", "already planned"),
+    ("model.onnx2", b"", "unknown model format"),
+])
+def test_bad_input_is_one_line_exit_two(tmp_path, capsys, name, content, reason):
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    assert main(["plan", str(path)]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and reason in lines[0] and str(path) in lines[0]
+    assert captured.out == ""
