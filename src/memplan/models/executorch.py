@@ -47,6 +47,7 @@ from executorch.exir.tensor import TensorSpec
 
 from ..analysis.census import Allocation
 from ..pack import Buffer, PackResult, Problem, Solution, lower_bound, plan, validate
+from ..pack.heuristics import choose_offset
 from ..pack.planner import plan_exact
 from ..place.policy import Request, place
 from ..targets import Pool, Target
@@ -110,8 +111,9 @@ class MemplanAlgorithm:
 
     `time_limit` bounds the exact solver per arena (None or 0: heuristics only).
     `pools`, fastest first, turns on placement across several memories: unpinned
-    tensors fill the first pool (smallest first, the `memplan.place` policy) and
-    spill to the next; a pool's capacity is never exceeded. After a call, `arenas`
+    tensors fill the first pool and spill to the next, by whichever of two admissions
+    keeps more bytes in the first pool (smallest first, the `memplan.place` policy,
+    or largest first by best fit); a pool's capacity is never exceeded. After a call, `arenas`
     and `spills` say what was done (appended per graph, submodules first; `top_arenas`
     are the top graph's).
     """
@@ -134,8 +136,12 @@ class MemplanAlgorithm:
                  graph_signature: Any = None, extra_padding: int = 0) -> MemoryAlgoResult:
         specs = list(specs)
         reserved = list(getattr(graph_module, "input_mem_buffer_sizes", None) or [])
+        # One alignment for every pool a tensor may land in, so that its size does not
+        # change with the pool the admission picks.
+        for pool in self.pools:
+            alignment = _arena_alignment(alignment, pool)
         for spec in specs:
-            spec.realign(_arena_alignment(alignment, self._pool(spec.mem_id)))
+            spec.realign(alignment)
         roots = [s for s in specs if s.storage_base is None]
         arena_of = self._choose_arenas(roots, reserved, alignment)
 
@@ -178,32 +184,91 @@ class MemplanAlgorithm:
         self._incumbents: dict[int, dict[TensorSpec, int]] = {}
         if not self.pools:
             return {s: s.mem_id if s.mem_id is not None else DEFAULT_ARENA for s in roots}
-        arena_of = {s: s.mem_id for s in roots if s.mem_id is not None and not self._pool(s.mem_id)}
-        placed = [s for s in roots if s not in arena_of]
-        target = Target(
-            name="executorch", description="", devices=("cpu",),
-            pools=tuple(Pool(p.name, max(0, p.capacity - _at(reserved, p.mem_id)),
-                             _arena_alignment(alignment, p), ("cpu",))
-                        for p in self.pools))
-        requests = [Request(_allocation(s, self._pool(s.mem_id)), ("cpu",)) for s in placed]
-        decisions = place(requests, target).decisions
-        by_name = {p.name: p for p in self.pools}
-        for spec, decision in zip(placed, decisions, strict=True):
-            if decision.space is None:
+        fixed = {s: s.mem_id for s in roots if s.mem_id is not None and not self._pool(s.mem_id)}
+        free = [s for s in roots if s not in fixed]
+        capacities = {p.mem_id: max(0, p.capacity - _at(reserved, p.mem_id)) for p in self.pools}
+        # Two admissions, and the one that keeps more bytes in the first (fastest) pool
+        # wins: memplan's placement policy (smallest first: the most tensors) and largest
+        # first by best fit (the most bytes when a few large tensors dominate).
+        options = [self._admit_smallest_first(free, capacities, alignment),
+                   self._admit_largest_first(free, capacities, alignment)]
+        fast = self.pools[0].mem_id
+        chosen = max(options, key=lambda o: sum(
+            s.allocated_memory for s, (mem_id, _) in o.items() if mem_id == fast))
+        arena_of = dict(fixed)
+        for spec in free:
+            if spec not in chosen:
                 raise PlanningError(
-                    f"no pool can hold a {spec.allocated_memory}-byte tensor "
-                    f"(shape {list(spec.shape)}): {decision.reason}")
-            pool = by_name[decision.space]
-            arena_of[spec] = pool.mem_id
-            self._incumbents.setdefault(pool.mem_id, {})[spec] = decision.offset or 0
-            pool_refusals = tuple((space, why) for space, why in decision.refusals
-                                  if space in by_name)
-            if pool_refusals:
+                    f"no pool can hold a {spec.allocated_memory}-byte tensor (shape "
+                    f"{list(spec.shape)}): {self._why_not(spec, capacities)}")
+            mem_id, offset = chosen[spec]
+            arena_of[spec] = mem_id
+            self._incumbents.setdefault(mem_id, {})[spec] = offset
+            if mem_id != fast and spec.mem_id is None:
                 self.spills.append(Spill(
                     tuple(spec.shape), str(spec.dtype).removeprefix("torch."),
                     spec.allocated_memory, (spec.lifetime[0], spec.lifetime[1]),
-                    pool.name, pool_refusals))
+                    self._pool(mem_id).name, self._refusals(spec, mem_id, chosen, capacities)))
         return arena_of
+
+    def _admit_smallest_first(self, specs: list[TensorSpec], capacities: dict[int, int],
+                              alignment: int) -> dict[TensorSpec, tuple[int, int]]:
+        """memplan's placement policy (`memplan.place`): (arena, offset) per admitted spec."""
+        target = Target(
+            name="executorch", description="", devices=("cpu",),
+            pools=tuple(Pool(p.name, capacities[p.mem_id], _arena_alignment(alignment, p),
+                             ("cpu",)) for p in self.pools))
+        requests = [Request(_allocation(s, self._pool(s.mem_id)), ("cpu",)) for s in specs]
+        by_name = {p.name: p.mem_id for p in self.pools}
+        return {spec: (by_name[d.space], d.offset or 0)
+                for spec, d in zip(specs, place(requests, target).decisions, strict=True)
+                if d.space is not None}
+
+    def _admit_largest_first(self, specs: list[TensorSpec], capacities: dict[int, int],
+                             alignment: int) -> dict[TensorSpec, tuple[int, int]]:
+        """Largest first, each at its best-fit offset in the first pool where it fits."""
+        admitted: dict[TensorSpec, tuple[int, int]] = {}
+        order = sorted(specs, key=lambda s: (s.mem_id is None, -s.allocated_memory,
+                                             s.lifetime[0]))
+        for spec in order:
+            pools = [self._pool(spec.mem_id)] if spec.mem_id is not None else self.pools
+            for pool in pools:
+                busy = sorted((offset, offset + other.allocated_memory)
+                              for other, (mem_id, offset) in admitted.items()
+                              if mem_id == pool.mem_id and _live_together(spec, other))
+                offset = choose_offset(busy, spec.allocated_memory,
+                                       _arena_alignment(alignment, pool), best_fit=True)
+                if offset + spec.allocated_memory <= capacities[pool.mem_id]:
+                    admitted[spec] = (pool.mem_id, offset)
+                    break
+        return admitted
+
+    def _refusals(self, spec: TensorSpec, mem_id: int,
+                  chosen: dict[TensorSpec, tuple[int, int]],
+                  capacities: dict[int, int]) -> tuple[tuple[str, str], ...]:
+        """Why each faster pool did not take `spec` in the admission chosen."""
+        reasons = []
+        for pool in self.pools:
+            if pool.mem_id == mem_id:
+                break
+            reasons.append((pool.name, self._why_pool_refused(spec, pool, chosen, capacities)))
+        return tuple(reasons)
+
+    def _why_pool_refused(self, spec: TensorSpec, pool: ArenaPool,
+                          chosen: dict[TensorSpec, tuple[int, int]],
+                          capacities: dict[int, int]) -> str:
+        capacity = capacities[pool.mem_id]
+        if spec.allocated_memory > capacity:
+            return f"{spec.allocated_memory} B is over the capacity of {capacity} B"
+        live = spec.allocated_memory + sum(
+            other.allocated_memory for other, (mem_id, _) in chosen.items()
+            if mem_id == pool.mem_id and _live_together(spec, other))
+        return (f"full: {live} B of its tensors would be live at once with it, "
+                f"{capacity} B fit" if live > capacity else
+                f"full: no gap of {spec.allocated_memory} B left where it is live")
+
+    def _why_not(self, spec: TensorSpec, capacities: dict[int, int]) -> str:
+        return "; ".join(f"{p.name} holds {capacities[p.mem_id]} B" for p in self.pools)
 
     def _pack_arena(self, mem_id: int, members: list[TensorSpec], reserved: int,
                     alignment: int, extra_padding: int,
@@ -288,6 +353,10 @@ def _round_up(value: int, alignment: int) -> int:
 
 def _arena_alignment(alignment: int, pool: ArenaPool | None) -> int:
     return math.lcm(alignment, pool.alignment) if pool else alignment
+
+
+def _live_together(a: TensorSpec, b: TensorSpec) -> bool:
+    return a.lifetime[0] <= b.lifetime[1] and b.lifetime[0] <= a.lifetime[1]
 
 
 def _allocation(spec: TensorSpec, pinned: ArenaPool | None) -> Allocation:
