@@ -12,7 +12,7 @@ top graph, then each control-flow submodule first) as
 honoured here the same way:
 
 - `mem_id`: a spec a custom pool pass already pinned stays in that arena; the rest go
-  to arena 1, or with `pools` to the pool the placement policy picks (`memplan.place`).
+  to arena 1, or with `pools` to the pool the admission picks (`MemplanAlgorithm`).
 - `storage_base`: a spec backed by another spec's storage sits at the base's offset
   plus `storage_base_offset`, in the base's arena, and is not packed itself.
 - `graph_module.input_mem_buffer_sizes[mem_id]`: the bytes a control-flow submodule
@@ -45,12 +45,9 @@ from executorch.exir.memory_planning import (
 from executorch.exir.passes.memory_planning_pass import MemoryPlanningPass
 from executorch.exir.tensor import TensorSpec
 
-from ..analysis.census import Allocation
 from ..pack import Buffer, PackResult, Problem, Solution, lower_bound, plan, validate
 from ..pack.heuristics import choose_offset
 from ..pack.planner import plan_exact
-from ..place.policy import Request, place
-from ..targets import Pool, Target
 
 DEFAULT_ARENA = 1  # arena 0 holds constants; ExecuTorch plans activations into 1
 
@@ -112,8 +109,8 @@ class MemplanAlgorithm:
     `time_limit` bounds the exact solver per arena (None or 0: heuristics only).
     `pools`, fastest first, turns on placement across several memories: unpinned
     tensors fill the first pool and spill to the next, by whichever of two admissions
-    keeps more bytes in the first pool (smallest first, the `memplan.place` policy,
-    or largest first by best fit); a pool's capacity is never exceeded. After a call, `arenas`
+    keeps more bytes in the first pool (smallest first, or largest first, each by best
+    fit); a pool's capacity is never exceeded. After a call, `arenas`
     and `spills` say what was done (appended per graph, submodules first; `top_arenas`
     are the top graph's).
     """
@@ -188,10 +185,10 @@ class MemplanAlgorithm:
         free = [s for s in roots if s not in fixed]
         capacities = {p.mem_id: max(0, p.capacity - _at(reserved, p.mem_id)) for p in self.pools}
         # Two admissions, and the one that keeps more bytes in the first (fastest) pool
-        # wins: memplan's placement policy (smallest first: the most tensors) and largest
-        # first by best fit (the most bytes when a few large tensors dominate).
-        options = [self._admit_smallest_first(free, capacities, alignment),
-                   self._admit_largest_first(free, capacities, alignment)]
+        # wins: smallest first (the most tensors, as `memplan.place` admits) and largest
+        # first (the most bytes when a few large tensors dominate).
+        options = [self._admit(free, capacities, alignment, largest_first=False),
+                   self._admit(free, capacities, alignment, largest_first=True)]
         fast = self.pools[0].mem_id
         chosen = max(options, key=lambda o: sum(
             s.allocated_memory for s, (mem_id, _) in o.items() if mem_id == fast))
@@ -211,33 +208,22 @@ class MemplanAlgorithm:
                     self._pool(mem_id).name, self._refusals(spec, mem_id, chosen, capacities)))
         return arena_of
 
-    def _admit_smallest_first(self, specs: list[TensorSpec], capacities: dict[int, int],
-                              alignment: int) -> dict[TensorSpec, tuple[int, int]]:
-        """memplan's placement policy (`memplan.place`): (arena, offset) per admitted spec."""
-        target = Target(
-            name="executorch", description="", devices=("cpu",),
-            pools=tuple(Pool(p.name, capacities[p.mem_id], _arena_alignment(alignment, p),
-                             ("cpu",)) for p in self.pools))
-        requests = [Request(_allocation(s, self._pool(s.mem_id)), ("cpu",)) for s in specs]
-        by_name = {p.name: p.mem_id for p in self.pools}
-        return {spec: (by_name[d.space], d.offset or 0)
-                for spec, d in zip(specs, place(requests, target).decisions, strict=True)
-                if d.space is not None}
-
-    def _admit_largest_first(self, specs: list[TensorSpec], capacities: dict[int, int],
-                             alignment: int) -> dict[TensorSpec, tuple[int, int]]:
-        """Largest first, each at its best-fit offset in the first pool where it fits."""
+    def _admit(self, specs: list[TensorSpec], capacities: dict[int, int], alignment: int,
+               largest_first: bool) -> dict[TensorSpec, tuple[int, int]]:
+        """Pinned specs, then the others in size order, each at its best-fit offset in
+        the first pool (fastest first) where it stays within the capacity: (arena, offset)
+        per admitted spec. A spec no pool takes is left out."""
         admitted: dict[TensorSpec, tuple[int, int]] = {}
-        order = sorted(specs, key=lambda s: (s.mem_id is None, -s.allocated_memory,
-                                             s.lifetime[0]))
+        sign = -1 if largest_first else 1
+        order = sorted(specs, key=lambda s: (s.mem_id is None, sign * s.allocated_memory,
+                                             s.lifetime[0], s.lifetime[1]))
         for spec in order:
             pools = [self._pool(spec.mem_id)] if spec.mem_id is not None else self.pools
             for pool in pools:
                 busy = sorted((offset, offset + other.allocated_memory)
                               for other, (mem_id, offset) in admitted.items()
                               if mem_id == pool.mem_id and _live_together(spec, other))
-                offset = choose_offset(busy, spec.allocated_memory,
-                                       _arena_alignment(alignment, pool), best_fit=True)
+                offset = choose_offset(busy, spec.allocated_memory, alignment, best_fit=True)
                 if offset + spec.allocated_memory <= capacities[pool.mem_id]:
                     admitted[spec] = (pool.mem_id, offset)
                     break
@@ -328,8 +314,9 @@ def planning_pass(*, time_limit: float | None = 10.0, pools: Sequence[ArenaPool]
         memory_planning_algo=MemoryPlanningAlgorithmSuite(algo_list=[algo]), **pass_options)
 
 
-def pools_from_target(target: Target) -> tuple[ArenaPool, ...]:
-    """A target's pools as ExecuTorch arenas, in the target's order (fastest first)."""
+def pools_from_target(target: Any) -> tuple[ArenaPool, ...]:
+    """A target's pools (`memplan.targets.Target`) as ExecuTorch arenas, in the target's
+    order (fastest first)."""
     return tuple(ArenaPool(p.name, i + 1, p.capacity, p.alignment)
                  for i, p in enumerate(target.pools))
 
@@ -357,18 +344,6 @@ def _arena_alignment(alignment: int, pool: ArenaPool | None) -> int:
 
 def _live_together(a: TensorSpec, b: TensorSpec) -> bool:
     return a.lifetime[0] <= b.lifetime[1] and b.lifetime[0] <= a.lifetime[1]
-
-
-def _allocation(spec: TensorSpec, pinned: ArenaPool | None) -> Allocation:
-    """A spec as the placement policy sees an allocation: one function, no loops."""
-    start, end = spec.lifetime
-    return Allocation(
-        op_name="executorch.tensor", function="forward", location=None,
-        element_type=str(spec.dtype).removeprefix("torch."), shape=tuple(spec.shape),
-        element_bytes=spec.dtype.itemsize, exact_bytes=spec.allocated_memory,
-        bound_bytes=spec.allocated_memory, unbounded_reason=None,
-        memory_space=pinned.name if pinned else None, loop_depth=0,
-        lifetime=(start, end + 1), alignment=spec.alignment)
 
 
 def _resolve_storage_bases(specs: list[TensorSpec], arena_of: dict[TensorSpec, int],
