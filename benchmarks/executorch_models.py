@@ -2,7 +2,8 @@
 
     python benchmarks/executorch_models.py [--models mobilenet_v2 resnet50 ...]
         [--time-limit 30] [--json results.jsonl]
-    python benchmarks/executorch_models.py --tables results.jsonl
+        [--parts arena fixes banked]
+    python benchmarks/executorch_models.py --tables results.jsonl [more.jsonl ...]
 
 Models are built here from torchvision and transformers definitions with random weights
 (nothing is downloaded), fp32, batch 1, exported with `torch.export.export` and lowered
@@ -102,7 +103,10 @@ def mib(n: int | None) -> str:
     return "-" if n is None else f"{n / MiB:.2f}"
 
 
-def measure(name: str, time_limit: float) -> dict:
+PARTS = ("arena", "fixes", "banked")
+
+
+def measure(name: str, time_limit: float, parts: tuple[str, ...] = PARTS) -> dict:
     torch.manual_seed(0)
     model, example = MODELS[name]()
     model.eval()
@@ -112,34 +116,38 @@ def measure(name: str, time_limit: float) -> dict:
     row: dict = {"model": name}
 
     greedy = lower(exported, Planner.GREEDY)
-    ours = lower(exported, Planner.MEMPLAN, time_limit=time_limit)
     reference = run(greedy.program, inputs)
-    row.update(
-        tensors=sum(not t.aliased for t in greedy.tensors),
-        bound=greedy.bound(), greedy=greedy.total, memplan=ours.total,
-        proof=", ".join(sorted({a.proof.value for a in ours.arenas})),
-        plan_seconds=sum(a.seconds for a in ours.arenas),
-        lower_seconds=ours.seconds,
-        verified=True,  # `lower` ran ExecuTorch's verifier on both plans; it raises otherwise
-        identical=identical(reference, run(ours.program, inputs)),
-        peak_tensors=[f"{t.op} {list(t.shape)} {t.bytes}" for t in greedy.peak_tensors(3)],
-    )
-
-    fixed = lower(exported, Planner.MEMPLAN, time_limit=time_limit, graph_fixes=True)
-    row.update(fixed_bound=fixed.bound(), fixed_memplan=fixed.total,
-               fixed_identical=identical(reference, run(fixed.program, inputs)),
-               fixed_peak_tensors=[f"{t.op} {list(t.shape)} {t.bytes}"
-                                   for t in fixed.peak_tensors(3)])
-
-    pools = pools_from_target(load_target("cortex-m55+ethos-u55"))
-    for key, planner in (("banked_greedy", Planner.BANKED_GREEDY), ("banked_memplan",
-                                                                       Planner.MEMPLAN)):
-        try:
-            banked = lower(exported, planner, pools=pools, time_limit=time_limit)
-        except Exception as err:  # both planners refuse a model that fits no pool
-            row[key] = {"error": str(err).splitlines()[0][:160]}
-            continue
-        row[key] = _banked_row(banked, pools, identical(reference, run(banked.program, inputs)))
+    if "arena" in parts:
+        ours = lower(exported, Planner.MEMPLAN, time_limit=time_limit)
+        row.update(
+            tensors=sum(not t.aliased for t in greedy.tensors),
+            bound=greedy.bound(), greedy=greedy.total, memplan=ours.total,
+            proof=", ".join(sorted({a.proof.value for a in ours.arenas})),
+            plan_seconds=sum(a.seconds for a in ours.arenas),
+            lower_seconds=ours.seconds, greedy_lower_seconds=greedy.seconds,
+            verified=True,  # `lower` ran ExecuTorch's verifier on both plans; it raises otherwise
+            identical=identical(reference, run(ours.program, inputs)),
+        )
+    if "fixes" in parts:
+        fixed = lower(exported, Planner.MEMPLAN, time_limit=time_limit, graph_fixes=True)
+        row.update(
+            exported_bound=greedy.bound(), fixed_bound=fixed.bound(),
+            fixed_memplan=fixed.total,
+            fixed_identical=identical(reference, run(fixed.program, inputs)),
+            peak_tensors=[f"{t.op} {list(t.shape)} {t.bytes}" for t in greedy.peak_tensors(3)],
+            fixed_peak_tensors=[f"{t.op} {list(t.shape)} {t.bytes}"
+                                for t in fixed.peak_tensors(3)])
+    if "banked" in parts:
+        pools = pools_from_target(load_target("cortex-m55+ethos-u55"))
+        for key, planner in (("banked_greedy", Planner.BANKED_GREEDY),
+                             ("banked_memplan", Planner.MEMPLAN)):
+            try:
+                banked = lower(exported, planner, pools=pools, time_limit=time_limit)
+            except Exception as err:  # both planners refuse a model that fits no pool
+                row[key] = {"error": str(err).splitlines()[0][:160]}
+                continue
+            row[key] = _banked_row(banked, pools,
+                                   identical(reference, run(banked.program, inputs)))
     return row
 
 
@@ -154,27 +162,36 @@ def _banked_row(lowered: Lowered, pools, same: bool) -> dict:
 
 
 def print_tables(rows: list[dict]) -> None:
-    print(format_table(
-        ["model", "tensors", "lower bound MiB", "ET greedy MiB", "memplan MiB", "greedy/bound",
-         "exact status", "plan s", "lowering s", "verifier", "outputs identical"],
-        [[r["model"], r["tensors"], mib(r["bound"]), mib(r["greedy"]), mib(r["memplan"]),
-          f"{r['greedy'] / r['bound']:.2f}x" if r["bound"] else "-", r["proof"],
-          f"{r['plan_seconds']:.1f}", f"{r['lower_seconds']:.1f}",
-          "passed" if r["verified"] else "FAILED", "yes" if r["identical"] else "NO"]
-         for r in rows]))
-    print()
-    print(format_table(
-        ["model", "banked_greedy SRAM MiB", "DRAM MiB", "spilled", "memplan SRAM MiB",
-         "DRAM MiB", "spilled", "outputs identical"],
-        [[r["model"], *_banked_cells(r["banked_greedy"]), *_banked_cells(r["banked_memplan"]),
-          _same(r)] for r in rows]))
-    print()
-    print(format_table(
-        ["model", "bound, exported", "bound, graph fixed", "memplan, graph fixed",
-         "outputs identical", "largest tensors at the exported peak"],
-        [[r["model"], mib(r["bound"]), mib(r["fixed_bound"]), mib(r["fixed_memplan"]),
-          "yes" if r["fixed_identical"] else "NO", "; ".join(r["peak_tensors"])]
-         for r in rows]))
+    arena = [r for r in rows if "greedy" in r]
+    if arena:
+        print(format_table(
+            ["model", "tensors", "lower bound MiB", "ET greedy MiB", "memplan MiB",
+             "greedy/bound", "exact status", "plan s", "lowering s", "verifier",
+             "outputs identical"],
+            [[r["model"], r["tensors"], mib(r["bound"]), mib(r["greedy"]), mib(r["memplan"]),
+              f"{r['greedy'] / r['bound']:.2f}x" if r["bound"] else "-", r["proof"],
+              f"{r['plan_seconds']:.1f}", f"{r['lower_seconds']:.1f}",
+              "passed" if r["verified"] else "FAILED", "yes" if r["identical"] else "NO"]
+             for r in arena]))
+        print()
+    banked = [r for r in rows if "banked_greedy" in r]
+    if banked:
+        print(format_table(
+            ["model", "banked_greedy SRAM MiB", "DRAM MiB", "spilled", "memplan SRAM MiB",
+             "DRAM MiB", "spilled", "outputs identical"],
+            [[r["model"], *_banked_cells(r["banked_greedy"]),
+              *_banked_cells(r["banked_memplan"]), _same(r)] for r in banked]))
+        print()
+    fixes = [r for r in rows if "fixed_bound" in r]
+    if fixes:
+        print(format_table(
+            ["model", "bound, exported", "bound, graph fixed", "memplan, graph fixed",
+             "outputs identical", "largest tensors at the exported peak",
+             "largest at the fixed peak"],
+            [[r["model"], mib(r.get("exported_bound", r.get("bound"))), mib(r["fixed_bound"]),
+              mib(r["fixed_memplan"]), "yes" if r["fixed_identical"] else "NO",
+              "; ".join(r["peak_tensors"]), "; ".join(r["fixed_peak_tensors"])]
+             for r in fixes]))
 
 
 def _banked_cells(cell: dict) -> list[str]:
@@ -196,17 +213,26 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=30.0,
                         help="exact solver seconds per arena (default 30)")
     parser.add_argument("--json", help="append one JSON line per model to this file")
-    parser.add_argument("--tables", metavar="JSONL",
-                        help="only print the tables of rows measured earlier (--json)")
+    parser.add_argument("--parts", nargs="+", default=list(PARTS), choices=PARTS,
+                        help="which tables to measure (default all)")
+    parser.add_argument("--tables", metavar="JSONL", nargs="+",
+                        help="only print the tables of rows measured earlier (--json); "
+                        "a model's later rows add to or replace its earlier keys")
     args = parser.parse_args()
     if args.tables:
-        with open(args.tables) as rows_file:
-            print_tables([json.loads(line) for line in rows_file if line.strip()])
+        merged: dict[str, dict] = {}
+        for path in args.tables:
+            with open(path) as rows_file:
+                for line in rows_file:
+                    if line.strip():
+                        row = json.loads(line)
+                        merged.setdefault(row["model"], {}).update(row)
+        print_tables(list(merged.values()))
         return
     rows = []
     for name in args.models:
         started = time.perf_counter()
-        row = measure(name, args.time_limit)
+        row = measure(name, args.time_limit, tuple(args.parts))
         row["seconds"] = time.perf_counter() - started
         rows.append(row)
         print(json.dumps(row), flush=True)
