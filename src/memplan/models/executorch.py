@@ -190,8 +190,8 @@ class MemplanAlgorithm:
         options = [self._admit(free, capacities, alignment, largest_first=False),
                    self._admit(free, capacities, alignment, largest_first=True)]
         fast = self.pools[0].mem_id
-        chosen = max(options, key=lambda o: sum(
-            s.allocated_memory for s, (mem_id, _) in o.items() if mem_id == fast))
+        chosen = max(options, key=lambda o: (len(o), sum(  # placing everything comes first
+            s.allocated_memory for s, (mem_id, _) in o.items() if mem_id == fast)))
         arena_of = dict(fixed)
         for spec in free:
             if spec not in chosen:
