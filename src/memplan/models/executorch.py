@@ -45,7 +45,16 @@ from executorch.exir.memory_planning import (
 from executorch.exir.passes.memory_planning_pass import MemoryPlanningPass
 from executorch.exir.tensor import TensorSpec
 
-from ..pack import Buffer, PackResult, Problem, Solution, lower_bound, plan, validate
+from ..pack import (
+    Buffer,
+    PackResult,
+    Problem,
+    Solution,
+    SolveStatus,
+    lower_bound,
+    plan,
+    validate,
+)
 from ..pack.heuristics import choose_offset
 from ..pack.planner import plan_exact
 
@@ -300,7 +309,7 @@ class MemplanAlgorithm:
             best = exact
         if best.peak <= best.lower_bound:
             return best, Proof.AT_BOUND
-        proven = exact.status == "optimal" and exact.peak == best.peak
+        proven = exact.status is SolveStatus.OPTIMAL and exact.peak == best.peak
         return best, Proof.OPTIMAL if proven else Proof.OPEN
 
 
