@@ -52,6 +52,8 @@ def test_plan_written_read_back_and_run_under_tflm(cnn, tmp_path):
     before = open(cnn, "rb").read()
     plan = plan_tflite(cnn, target=load_target("cortex-m55+ethos-u55"), output=str(out))
     assert open(cnn, "rb").read() == before  # the input is never modified
+    assert not out.exists()  # the caller writes it (the CLI: only when the run succeeds)
+    out.write_bytes(plan.model_bytes)
     assert plan.plan.peak == plan.plan.lower_bound <= plan.runtime.peak
 
     back = tfl.load_tflite(out)

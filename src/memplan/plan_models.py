@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .check.offline_plan import offline_plan_problems
 from .errors import InputError
-from .files import atomic_output, refuse_overwriting_input
+from .files import refuse_overwriting_input
 from .models import tflite as tfl
 from .models.arena import ArenaTensor
 from .place.arena import ArenaPlan, plan_arena, split_pools, tflm_greedy
@@ -47,7 +47,8 @@ class ModelPlan:
     runtime_bound: int | None = None  # lower bound of the runtime's view (nothing shared)
     target: Target | None = None
     split: PoolSplit | None = None
-    output: str | None = None  # the model written with the plan
+    output: str | None = None  # where the model with the plan is to be written
+    model_bytes: bytes | None = None  # that model: the input with the plan as its metadata
     offsets: tuple[int, ...] = ()  # as written: one per tensor of the model, -1 = runtime's
     notes: tuple[str, ...] = field(default_factory=tuple)
     details: dict[int, dict] = field(default_factory=dict)  # per tensor key: dtype, shape...
@@ -55,7 +56,8 @@ class ModelPlan:
 
 def plan_tflite(path: str, *, target: Target | None = None, output: str | None = None,
                 time_limit: float | None = 10.0) -> ModelPlan:
-    """Plan TFLM's arena for a `.tflite` and, with `output`, write the plan into a copy."""
+    """Plan TFLM's arena for a `.tflite`; with `output`, make the copy of the model that
+    carries the plan (read back and validated; the caller writes it)."""
     data = tfl.read_model_bytes(path)
     model = tfl.parse_tflite(data, path)
     if any(op.name == "CUSTOM:ethos-u" for op in model.ops):
@@ -92,20 +94,17 @@ def plan_tflite(path: str, *, target: Target | None = None, output: str | None =
     if model.offline_plan is not None:
         notes.append("the input already had an OfflineMemoryAllocation plan; it is replaced")
 
-    written = None
+    new = None
     if output is not None:
         refuse_overwriting_input(output, [path])
         new = tfl.with_offline_plan(data, offsets, path)
         _check_written(new, path, output, offsets)
-        with atomic_output(output) as tmp:
-            tmp.write_bytes(new)
-        written = output
 
     details = {t.key: {"dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes}
                for t in model.planned()}
     return ModelPlan(path, "tflite", tuple(tensors), ours, alignment, theirs,
-                     theirs.lower_bound, target, _split(tensors, target, ours.peak), written,
-                     tuple(offsets), tuple(notes), details)
+                     theirs.lower_bound, target, _split(tensors, target, ours.peak), output,
+                     new, tuple(offsets), tuple(notes), details)
 
 
 @dataclass(frozen=True)
@@ -128,10 +127,10 @@ def check_tflite_run(plan: ModelPlan, seed: int = 0) -> RuntimeCheck:
     each needs, and their outputs on the same inputs."""
     from .run import tflm
 
-    if plan.output is None:
-        raise ValueError("check_tflite_run needs a plan written to a file")
+    if plan.model_bytes is None:
+        raise ValueError("check_tflite_run needs the model made with the plan (output=...)")
     original = tfl.read_model_bytes(plan.path)
-    planned = tfl.read_model_bytes(plan.output)
+    planned = plan.model_bytes
     inputs = tflm.random_inputs(original, seed)
     sizes = [tflm.smallest_arena(data, inputs) for data in (original, planned)]
     runs = [tflm.run(data, size, inputs) for data, size in zip((original, planned), sizes,
@@ -204,7 +203,7 @@ def plan_onnx(path: str, *, target: Target | None = None, output: str | None = N
     details = {t.key: {"dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes}
                for t in model.tensors}
     return ModelPlan(path, "onnx", tuple(tensors), ours, alignment, None, None, target,
-                     _split(tensors, target, ours.peak), None, (), tuple(notes), details)
+                     _split(tensors, target, ours.peak), notes=tuple(notes), details=details)
 
 
 def plan_model(path: str, **options) -> ModelPlan:

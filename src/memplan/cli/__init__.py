@@ -47,12 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_command(commands)
     parser.epilog = exit_status_help("a command's result breaks a budget or has errors")
     for command, sub in zip(COMMANDS, commands.choices.values(), strict=True):
-        sub.epilog = exit_status_help(command.EXIT_1, getattr(command, "WRITES_ON_EXIT_1", False))
+        sub.epilog = exit_status_help(command.EXIT_1)
     return parser
 
 
-def exit_status_help(exit_1: str | None, writes: bool = False) -> str:
-    one = f"1 {exit_1}{'' if writes else ' (nothing written)'}; " if exit_1 else ""
+def exit_status_help(exit_1: str | None) -> str:
+    one = f"1 {exit_1} (nothing written); " if exit_1 else ""
     return ("exit status: 0 success (each file written is named on stderr); " + one
             + "2 bad input, or memplan could not finish (one line on stderr says why; "
             "nothing written)")

@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from ..errors import BudgetError, InputError
 from ..files import Outputs
 from .args import inputs_of, non_negative_int, non_negative_seconds, parse_values
 
-EXIT_1 = ("the written model runs differently or needs a larger arena (--check-run), or the "
+EXIT_1 = ("the planned model runs differently or needs a larger arena (--check-run), or the "
           "plan is over --budget")
-# The written model is what --check-run runs, so it is written before the check: the one
-# command whose exit 1 leaves its output.
-WRITES_ON_EXIT_1 = True
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -57,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     from ..plan_models import check_tflite_run, plan_model
     from ..report.model_plan_report import format_model_plan_text, model_plan_json
 
-    Outputs(inputs_of(args)).claim(args.output, "planned model")  # checked before work
+    outputs = Outputs(inputs_of(args))
+    outputs.claim(args.output, "planned model")  # checked before any work
     options: dict[str, object] = {"output": args.output,
                                   "time_limit": args.time_limit or None}
     if args.target:
@@ -69,16 +66,22 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(args.file, "--dim applies to .onnx models only")
         options["dims"] = parse_values("--dim", args.dim, "NAME=INTEGER")
     if args.check_run and not args.output:
-        raise InputError(args.file, "--check-run runs the written model: add -o FILE")
+        raise InputError(args.file, "--check-run runs the planned model: add -o FILE")
     plan = plan_model(args.file, **options)
-    if plan.output is not None:
-        print(f"memplan: wrote planned model to {plan.output}", file=sys.stderr)
-    check = check_tflite_run(plan) if args.check_run else None
+    if plan.model_bytes is not None:
+        model = plan.model_bytes
+        outputs.provide(args.output, lambda f: f.write(model))
+    check = check_tflite_run(plan) if args.check_run else None  # on the bytes, before writing
     if args.json:
         print(json.dumps(model_plan_json(plan, check), indent=2))
     else:
         print(format_model_plan_text(plan, check, show_tensors=not args.summary), end="")
-    return 1 if check is not None and not (check.identical and check.no_larger) else 0
+    if check is not None and not (check.identical and check.no_larger):
+        outputs.abandon("the planned model " + ("computes different outputs" if not
+                        check.identical else "needs a larger arena than TFLM's own plan"))
+        return 1
+    outputs.commit()
+    return 0
 
 
 # --- ExecuTorch: several arenas, ExecuTorch's planners beside memplan's -----------------
@@ -141,9 +144,10 @@ def _run_executorch(args: argparse.Namespace) -> int:
             failures.append("memplan's program computes different outputs")
     if args.budget is not None and plan.memplan.total > args.budget:
         failures.append(_over_budget(plan.memplan, args.budget))
-    outputs.commit()  # the program is written even on exit 1, as for .tflite
     if failures:
+        outputs.abandon("; ".join(failures))
         raise BudgetError(f"{args.file}: {'; '.join(failures)}")
+    outputs.commit()
     return 0
 
 
