@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import dfs
+from . import kernels, search_state
 from .problem import Problem
 from .sections import Sweep, sweep
 from .status import SearchStatus, VerdictStatus
@@ -55,7 +55,7 @@ class Decider:
         self.widths = np.array([b.end - b.start for b in bufs], dtype=np.int64)
         self.areas = _areas(self.sizes, self.widths)
         self.twin_before = _twins(problem)
-        self.orders = [np.array([dfs.KEY_CODES[c] for c in o], np.int64) for o in orders]
+        self.orders = [np.array([search_state.KEY_CODES[c] for c in o], np.int64) for o in orders]
         self.partitions = [
             (lo, hi, self.sweep.buffers_in(lo, hi)) for lo, hi in self.sweep.partitions()
         ]
@@ -162,12 +162,12 @@ class _Search:
         self.areas = decider.areas if areas is None else areas
         s = decider.sweep
         n = len(decider.sizes)
-        self.instance = dfs.Instance(
+        self.instance = search_state.Instance(
             sizes=decider.sizes, aligns=decider.aligns, fixed=decider.fixed,
             widths=self.widths, areas=self.areas, twin_before=decider.twin_before,
             ov_ptr=s.overlap_ptr, ov_idx=s.overlaps, sec_lo=s.section_lo, sec_hi=s.section_hi,
             mem_ptr=s.member_ptr, mem_idx=s.members)
-        self.place = dfs.Placement(
+        self.place = search_state.Placement(
             off=np.full(n, -1, dtype=np.int64),
             min_off=np.where(decider.fixed >= 0, decider.fixed, 0).astype(np.int64),
             floor=np.zeros(s.n_sections, dtype=np.int64),
@@ -176,7 +176,7 @@ class _Search:
             best=np.full(n, -1, dtype=np.int64),
             counters=np.array([0, 0], dtype=np.int64))
         self.counters = self.place.counters
-        self.state = dfs.SearchState(n, s.n_sections, len(s.overlaps))
+        self.state = search_state.SearchState(n, s.n_sections, len(s.overlaps))
         self.partition = 0  # partitions before this one are solved
 
     def run(self, limit: int, deadline: float) -> int:
@@ -184,8 +184,9 @@ class _Search:
         self.counters[1] = limit
         while self.partition < len(d.partitions):
             lo, hi, bufs = d.partitions[self.partition]
-            status, st.pools = dfs.search_partition(
-                self.instance, self.peak, lo, hi, bufs, self.keys, self.place, deadline,
+            status, st.pools = kernels.search_partition(
+                self.instance, self.peak, lo, hi, bufs, self.keys, self.place,
+                deadline - time.perf_counter(),
                 st.nodes, st.frames, st.pools, st.scratch, st.regs,
             )
             if status != SearchStatus.OK:
@@ -232,8 +233,7 @@ def _twins(problem: Problem) -> np.ndarray:
 
 def load_search() -> None:
     """Compile, or load from the cache, the search before anything is timed."""
-    from .jit import load
     from .problem import Buffer
 
     tiny = Problem([Buffer("a", 0, 2, 3), Buffer("b", 1, 3, 2)])
-    load("exact search", [dfs.search_partition], lambda: Decider(tiny).decide(5))
+    kernels.prepare("search_partition", "exact search", lambda: Decider(tiny).decide(5))

@@ -241,11 +241,3 @@ def place_in_order(sec_lo, sec_hi, n_sections, sizes, aligns, fixed, order, best
                                          2 * p + anc[c], o, o + size)
     return offsets
 
-
-def load() -> None:
-    """Compile, or load from the cache, before anything is timed."""
-    from .jit import load as load_compiled
-
-    one = np.zeros(1, np.int64)
-    load_compiled("greedy packer", [place_in_order],
-                  lambda: place_in_order(one, one + 1, 1, one + 1, one + 1, one - 1, one, True))

@@ -25,13 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import kernels
 from .arrays import ProblemArrays, problem_arrays
 from .problem import Problem, Solution
 
 Order = Callable[[ProblemArrays], np.ndarray]
 
-# Below this many buffers the scan is quicker than loading the compiled core.
-COMPILED_FROM = 400
 # A run may take longer than the one before it (a shared machine): under a
 # deadline, one starts only when this multiple of the last run's time is left.
 PACE_MARGIN = 1.25
@@ -122,12 +121,19 @@ def place_in_order(problem: Problem, order: Sequence[int], best_fit: bool) -> li
 
 def place_arrays(arrays: ProblemArrays, order: np.ndarray, best_fit: bool) -> np.ndarray:
     """Offsets of the buffers placed in `order` (pinned ones first, where pinned)."""
-    if len(arrays.sizes) >= COMPILED_FROM and arrays.regular:
-        from .greedy_core import place_in_order as place_compiled
-
-        return place_compiled(arrays.section_lo, arrays.section_hi, arrays.n_sections,
+    if arrays.regular and kernels.worth_compiling(len(arrays.sizes)):
+        return kernels.place_in_order(arrays.section_lo, arrays.section_hi, arrays.n_sections,
                               arrays.sizes, arrays.aligns, arrays.fixed, order, best_fit)
     return place_by_scan(arrays, order, best_fit)
+
+
+def prepare_greedy(buffers: int) -> None:
+    """Have the compiled greedy core ready before timing a problem this large."""
+    if not kernels.worth_compiling(buffers):
+        return
+    one = np.zeros(1, np.int64)
+    kernels.prepare("place_in_order", "greedy packer", lambda: kernels.place_in_order(
+        one, one + 1, 1, one + 1, one + 1, one - 1, one, True))
 
 
 def place_by_scan(arrays: ProblemArrays, order: np.ndarray, best_fit: bool) -> np.ndarray:

@@ -12,9 +12,15 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 _warned = False
+
+# clock_gettime's monotonic clock, the one time.perf_counter reads on Linux.
+CLOCK_MONOTONIC = {"linux": 1, "darwin": 6, "freebsd": 4}
 
 
 def compiled(**options: Any) -> Callable[[Callable[..., Any]], Any]:
@@ -52,3 +58,32 @@ def load(what: str, dispatchers: list[Any], warm_up: Callable[[], object]) -> No
         print(f"memplan: compiling the {what} once (up to a minute); later runs load it "
               "from numba's cache", file=sys.stderr, flush=True)
     warm_up()
+
+
+@intrinsic
+def _monotonic_ns(typingctx):  # noqa: ARG001 (numba passes the typing context)
+    """clock_gettime(CLOCK_MONOTONIC) in nanoseconds, called straight from compiled
+    code: unlike numba's objmode, this also works in the module compiled ahead of
+    time (aot.py), which has no Python environment to call back into."""
+    clock = next((c for p, c in CLOCK_MONOTONIC.items() if sys.platform.startswith(p)), None)
+    if clock is None:
+        raise RuntimeError(f"memplan: no monotonic clock known for {sys.platform}")
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        spec_type = ir.LiteralStructType([i64, i64])  # struct timespec on LP64 systems
+        spec = cgutils.alloca_once(builder, spec_type)
+        fnty = ir.FunctionType(ir.IntType(32), [ir.IntType(32), spec_type.as_pointer()])
+        clock_gettime = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
+        builder.call(clock_gettime, [ir.Constant(ir.IntType(32), clock), spec])
+        sec = builder.load(cgutils.gep_inbounds(builder, spec, 0, 0))
+        nsec = builder.load(cgutils.gep_inbounds(builder, spec, 0, 1))
+        return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
+
+    return types.int64(), codegen
+
+
+@compiled()
+def monotonic_seconds():
+    """Seconds on a monotonic clock, for deadlines inside compiled loops."""
+    return _monotonic_ns() * 1e-9

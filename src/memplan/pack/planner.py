@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .bound import lower_bound
-from .heuristics import COMPILED_FROM, pack_heuristic
+from .heuristics import pack_heuristic, prepare_greedy
 from .problem import Problem, Solution
 from .status import SolveStatus
 from .validate import validate
@@ -44,10 +44,7 @@ class PackResult:
 
 def plan(problem: Problem) -> PackResult:
     """Pack with the heuristics; the plan returned has been validated."""
-    if len(problem.buffers) >= COMPILED_FROM:
-        from .greedy_core import load
-
-        load()
+    prepare_greedy(len(problem.buffers))
     started = time.perf_counter()
     solution = pack_heuristic(problem)
     seconds = time.perf_counter() - started
@@ -71,15 +68,12 @@ def plan_exact(
     is proven out of reach (status "infeasible"), the heuristic plan is returned
     so the caller can still show it.
     """
-    from .decide import load_search  # imports numba: only when the exact solver is wanted
+    from .decide import load_search
     from .exact import solve_exact
 
     # Loading (or, on a fresh install, compiling) the search is not solving it.
     load_search()
-    if len(problem.buffers) >= COMPILED_FROM:
-        from .greedy_core import load
-
-        load()
+    prepare_greedy(len(problem.buffers))
     started = time.perf_counter()
     deadline = math.inf
     if time_limit is not None:

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernels
 from .arrays import problem_arrays
 from .problem import Problem, Solution
-
-# Below this many buffers the plain sweep is quicker than loading the compiled one.
-COMPILED_FROM = 400
 
 
 class InvalidPlan(Exception):
@@ -52,10 +50,8 @@ def violations(
             found.append(
                 f"buffer '{b.id}' ends at {off + b.size}, past capacity {problem.capacity}"
             )
-    if len(buffers) >= COMPILED_FROM and arrays.regular:
-        from .sweep_check import overlapping_pairs
-
-        pairs = overlapping_pairs(arrays.starts, arrays.ends, arrays.sizes, offsets, limit)
+    if arrays.regular and kernels.worth_compiling(len(buffers)):
+        pairs = kernels.overlapping_pairs(arrays.starts, arrays.ends, arrays.sizes, offsets, limit)
         found.extend(f"buffers '{buffers[j].id}' and '{buffers[i].id}' overlap in time and address"
                      for j, i in pairs.tolist())
     else:

@@ -1,0 +1,101 @@
+"""The compiled kernels: the exact search (dfs.py), the greedy core (greedy_core.py)
+and the overlap sweep (sweep_check.py), from wherever they are ready.
+
+An installed memplan carries them compiled ahead of time (`_kernels`, built by
+setup.py through aot.py): importing that extension takes milliseconds and needs
+no numba. Without it (an install that could not build it, or sources edited
+since it was built, as in an editable install), numba compiles them on first
+use and caches them on disk, which costs a compile once per machine and about
+a second of loading per process.
+
+A kernel is looked up once per process, on first use, as an attribute of this
+module: `kernels.search_partition(...)`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from types import ModuleType
+
+# The kernels, each with the module that defines it for numba.
+KERNELS = {
+    "search_partition": "dfs",
+    "place_in_order": "greedy_core",
+    "overlapping_pairs": "sweep_check",
+}
+# Every source the compiled code is made from: the extension is used only when
+# it was built from exactly these.
+SOURCES = ("dfs.py", "greedy_core.py", "sweep_check.py", "jit.py", "search_state.py")
+
+
+class Backend(StrEnum):
+    AHEAD_OF_TIME = "ahead-of-time"  # the extension built at install
+    JIT = "jit"  # numba, compiled on first use and cached
+
+
+def source_digest() -> int:
+    """A 56-bit digest of SOURCES (an int64 the extension can return)."""
+    digest = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in SOURCES:
+        digest.update((here / name).read_bytes())
+    return int.from_bytes(digest.digest()[:7], "big")
+
+
+@functools.cache
+def ahead_of_time() -> ModuleType | None:
+    """The extension built at install, or None when it is missing or stale."""
+    try:
+        from . import _kernels  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    if _kernels.source_digest() != source_digest():
+        return None
+    return _kernels
+
+
+def backend() -> Backend:
+    return Backend.JIT if ahead_of_time() is None else Backend.AHEAD_OF_TIME
+
+
+# With only the JIT, below this many buffers the plain Python versions finish
+# before numba has loaded.
+JIT_FROM = 400
+
+
+def worth_compiling(buffers: int) -> bool:
+    """Whether a problem this large should use the compiled kernels."""
+    return ahead_of_time() is not None or buffers >= JIT_FROM
+
+
+def prepare(name: str, what: str, warm_up: Callable[[], object]) -> None:
+    """Have kernel `name` ready before anything is timed: nothing to do when it was
+    compiled ahead of time, else numba compiles it or loads it from its cache
+    (`warm_up` makes a tiny call), saying so on stderr when that means compiling."""
+    if ahead_of_time() is not None:
+        return
+    from . import jit
+
+    jit.load(what, [_resolve(name)], warm_up)
+
+
+def _resolve(name: str) -> Callable[..., object]:
+    compiled = ahead_of_time()
+    if compiled is not None:
+        return getattr(compiled, name)
+    import importlib
+
+    module = importlib.import_module(f"{__package__}.{KERNELS[name]}")
+    return getattr(module, name)
+
+
+def __getattr__(name: str) -> Callable[..., object]:
+    if name not in KERNELS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    kernel = _resolve(name)
+    globals()[name] = kernel  # later lookups find the kernel without coming here
+    return kernel
