@@ -256,3 +256,16 @@ def test_a_capacity_fits_the_whole_exactly_when_it_fits_every_part(case, capacit
     assert (result.status == "infeasible") == (not fits)
     if fits:
         validate(Problem(whole.buffers, capacity), result.solution)
+
+
+@settings(max_examples=20, deadline=None)
+@given(problems(max_buffers=60))
+def test_greedy_runs_on_threads_are_the_runs_made_one_by_one(problem):
+    from memplan.pack import heuristics
+
+    listed = []
+    for workers in (1, 2, 3):
+        heuristics._last_runs = None  # no reuse of the previous call's runs
+        runs = heuristics.greedy_runs(problem, workers=workers)
+        listed.append([(r.order_name, r.fit, r.offsets.tolist(), r.peak) for r in runs])
+    assert listed[0] == listed[1] == listed[2]

@@ -165,7 +165,7 @@ def _choose(lo_a, hi_a, start, length, canon, n_canon, anc, n_anc, sub, heap_key
     return _align_up(cursor, align)
 
 
-@compiled()
+@compiled(nogil=True)  # heuristics.py runs strategies on threads
 def place_in_order(sec_lo, sec_hi, n_sections, sizes, aligns, fixed, order, best_fit):
     """Offsets for buffers placed in `order` (pinned ones first, where pinned).
 
