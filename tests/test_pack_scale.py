@@ -269,3 +269,79 @@ def test_greedy_runs_on_threads_are_the_runs_made_one_by_one(problem):
         runs = heuristics.greedy_runs(problem, workers=workers)
         listed.append([(r.order_name, r.fit, r.offsets.tolist(), r.peak) for r in runs])
     assert listed[0] == listed[1] == listed[2]
+
+
+def test_a_question_asked_again_resumes_where_it_paused():
+    # D fits 1048576 after about 150,000 nodes: asked under budgets that leave it
+    # unknown twice, then without one, it costs the same nodes and gives the same
+    # plan as one question without a budget.
+    from memplan.pack import read_problem
+    from memplan.pack.decide import Decider
+
+    problem = read_problem(HARD)
+    once = Decider(problem).decide(1048576)
+    decider = Decider(problem)
+    steps = [decider.decide(1048576, node_budget=budget) for budget in (1 << 12, 1 << 14, None)]
+    assert [v.status for v in steps] == ["unknown", "unknown", once.status]
+    assert once.status == "feasible"
+    assert steps[-1].offsets == once.offsets
+    assert sum(v.nodes for v in steps) == once.nodes
+
+
+@given(concatenations(), st.sampled_from([0.0, 0.001, 0.01, 1.0]))
+@settings(max_examples=40, deadline=None)
+def test_parts_minimised_under_any_limit_never_end_above_the_greedy_start(case, limit):
+    # The first progress report is the greedy start (under a limit of 0 only the
+    # first strategy runs); every later one, and the result, is no higher.
+    from memplan.pack.exact import solve_exact
+
+    whole, _ = case
+    heard = []
+    result = solve_exact(whole, minimize=True, time_limit=limit,
+                         on_progress=lambda peak, bound: heard.append((peak, bound)))
+    validate(whole, result.solution, check_capacity=False)
+    peaks = [peak for peak, _ in heard]
+    assert peaks == sorted(peaks, reverse=True)
+    assert result.peak <= peaks[0]
+    assert lower_bound(whole) <= result.best_bound <= result.peak
+
+
+def test_a_part_above_the_floor_is_only_fitted_to_it():
+    # D's optimum is open (bound 986112, best known 998400), but concatenated after
+    # A (optimum 1048576 = its bound) it need only fit 1048576: the whole is
+    # proven optimal without proving anything about D alone.
+    from memplan.pack import read_problem
+    from memplan.pack.exact import solve_exact
+
+    a = read_problem(HARD.parent / "minimalloc" / "A.1048576.csv")
+    d = read_problem(HARD)
+    shift = max(b.end for b in a.buffers)
+    whole = Problem([*a.buffers, *(Buffer(f"d{b.id}", b.start + shift, b.end + shift, b.size,
+                                          b.alignment, b.offset) for b in d.buffers)])
+    result = solve_exact(whole, minimize=True, time_limit=60)
+    assert result.status == "optimal"
+    assert result.peak == result.best_bound == 1048576
+
+
+def test_a_part_that_cannot_reach_the_floor_does_not_hold_the_others_back():
+    # D's fit at its own bound (986112) is out of reach, and its greedy peak is the
+    # highest; A scaled by 7/8 (bound 917504) fits D's bound easily. The parts
+    # take turns under node budgets: A's part reaches the floor and D's is
+    # lowered, where solving D first would spend the whole limit on it.
+    from memplan.pack import read_problem
+    from memplan.pack.exact import solve_exact
+    from memplan.pack.heuristics import pack_heuristic
+
+    a = read_problem(HARD.parent / "minimalloc" / "A.1048576.csv")
+    d = read_problem(HARD)
+    small = [Buffer(b.id, b.start, b.end, b.size // 8 * 7, b.alignment) for b in a.buffers]
+    shift = max(b.end for b in d.buffers)
+    whole = Problem([*d.buffers, *(Buffer(f"a{b.id}", b.start + shift, b.end + shift, b.size,
+                                          b.alignment) for b in small)])
+    d_greedy = pack_heuristic(d).peak(d)
+    assert pack_heuristic(Problem(small)).peak(Problem(small)) > 986112
+    result = solve_exact(whole, minimize=True, time_limit=2)
+    offsets, sizes = result.solution.offsets, [b.size for b in whole.buffers]
+    n = len(d.buffers)
+    assert max(o + s for o, s in zip(offsets[n:], sizes[n:], strict=True)) <= 986112
+    assert result.peak < d_greedy

@@ -27,6 +27,8 @@ from .status import SearchStatus, VerdictStatus
 # minimalloc's default preorders: (W)idth = lifetime, (A)rea = size x lifetime,
 # (T)otal = bytes of the fullest section the buffer lives in.
 DEFAULT_ORDERS = ("WAT", "TAW", "TWA")
+# Questions kept paused per problem: each holds its searches' state (n x sections).
+MAX_PAUSED = 8
 PERTURBATION = 0.3  # a probe scales each width and area key by up to +-30%
 
 
@@ -59,6 +61,8 @@ class Decider:
         self.partitions = [
             (lo, hi, self.sweep.buffers_in(lo, hi)) for lo, hi in self.sweep.partitions()
         ]
+        # Questions left "unknown": peak -> (their searches, the last limit run).
+        self._paused: dict[int, tuple[list[_Search], int]] = {}
 
     def decide(
         self, peak: int, deadline: float = math.inf, node_budget: int | None = None
@@ -68,24 +72,32 @@ class Decider:
         Each preorder runs its own search; round r lets each continue from
         where it paused until it has spent 2^r * n nodes. The first to finish
         answers (a proof of infeasibility from any order is a proof). Gives up
-        with "unknown" once a round's limit passes `node_budget`.
+        with "unknown" once a round's limit passes `node_budget`; asked the same
+        peak again, the searches resume where they paused, so a question asked
+        under growing budgets costs what one asked once under the last would.
         """
-        searches = [_Search(self, keys, peak) for keys in self.orders]
-        limit = max(len(self.problem.buffers), 1)
+        searches, limit = self._paused.pop(peak, None) or (
+            [_Search(self, keys, peak) for keys in self.orders], max(len(self.problem.buffers), 1))
+        spent = self._nodes(searches)  # by the earlier asks of a resumed question
         while True:
             limit *= 2
+            nodes = self._nodes(searches) - spent
             if time.perf_counter() > deadline:  # small searches never reach the clock check
-                return Verdict(VerdictStatus.TIMEOUT, None, self._nodes(searches))
+                return Verdict(VerdictStatus.TIMEOUT, None, nodes)
             if node_budget is not None and limit > node_budget:
-                return Verdict(VerdictStatus.UNKNOWN, None, self._nodes(searches))
+                self._paused[peak] = (searches, limit // 2)
+                if len(self._paused) > MAX_PAUSED:  # the oldest question goes
+                    del self._paused[next(iter(self._paused))]
+                return Verdict(VerdictStatus.UNKNOWN, None, nodes)
             for search, status in zip(searches, self._run_all(searches, limit, deadline),
                                       strict=True):
+                nodes = self._nodes(searches) - spent
                 if status == SearchStatus.OK:
-                    return Verdict(VerdictStatus.FEASIBLE, search.offsets(), self._nodes(searches))
+                    return Verdict(VerdictStatus.FEASIBLE, search.offsets(), nodes)
                 if status == SearchStatus.NOT_FOUND:
-                    return Verdict(VerdictStatus.INFEASIBLE, None, self._nodes(searches))
+                    return Verdict(VerdictStatus.INFEASIBLE, None, nodes)
                 if status == SearchStatus.TIME_LIMIT:
-                    return Verdict(VerdictStatus.TIMEOUT, None, self._nodes(searches))
+                    return Verdict(VerdictStatus.TIMEOUT, None, nodes)
 
     def probe(
         self, peak: int, seeds: range, node_budget: int, deadline: float = math.inf

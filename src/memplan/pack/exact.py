@@ -21,9 +21,13 @@ proven bound, until they meet.
 A problem that splits into time partitions (parts.py) is solved part by part,
 each part racing the search orders on its own: a concatenation costs about the
 sum of its parts, where one race over the whole would need one order to suit
-every part. The peak is the highest part's; once a part is proven to need some
-peak, the others need only reach it. Parts too large for the exact search's
-set-up (over EXACT_MAX_BUFFERS) are improved by improve.py instead.
+every part. The peak is the highest part's, so no part need go below the
+highest bound of any part (the floor): each part is asked to fit the floor, the
+parts taking turns under growing node budgets (a question left unknown resumes
+where it paused, so turns cost no repeated search), and the part holding the
+peak is lowered meanwhile with a share of the nodes (`_minimize_groups`).
+Parts too large for the exact search's set-up (over EXACT_MAX_BUFFERS) are
+improved by improve.py instead.
 """
 
 from __future__ import annotations
@@ -43,6 +47,12 @@ from .status import SolveStatus, VerdictStatus
 from .validate import validate
 
 FIRST_NODE_BUDGET = 1 << 16  # nodes per decision in the first minimising round
+# Splitting a problem into parts, the part holding the whole's peak is lowered
+# with at most this share of the nodes the round's fits took (at least one
+# question's budget): measured on the 60,048-buffer concatenation of A-F, 1/4
+# reaches the optimum in 3.4 s where sharing equally took 5.4 s, and the
+# overlays ended no higher (docs/benchmarks.md).
+LOWER_SHARE = 0.25
 # The search's set-up (sections, time overlaps) grows with n x live buffers: past
 # this size a part is improved by the window search of improve.py instead.
 EXACT_MAX_BUFFERS = 3000
@@ -138,51 +148,20 @@ def _by_parts(
     started: float, deadline: float, initial: Solution, workers: int,
     on_progress: Callable[[int, int], None] | None,
 ) -> ExactResult:
-    """Solve each part on its own, the highest first; identical parts once."""
-    plans = [part.restrict(initial.offsets) for part in parts]
-    peaks = [plan.peak(part.problem) for part, plan in zip(parts, plans, strict=True)]
-    bounds = [lower_bound(part.problem) for part in parts]
+    """Solve each distinct part on its own (identical parts once) and merge."""
+    groups = _groups(parts, initial)
     grain = peak_grain(problem)
-    nodes = 0
-    done: dict[tuple, tuple[Solution, int]] = {}  # signature -> (plan, proven bound)
-    status = SolveStatus.OPTIMAL
-    for k in sorted(range(len(parts)), key=lambda k: (-peaks[k], k)):
-        # No plan of the whole peaks below the highest part's bound: a part
-        # need not go lower. Deciding the capacity, a part need only fit it.
-        floor = max(bounds) if minimize else capacity
-        if floor is not None and peaks[k] <= floor:
-            continue
-        key = parts[k].signature()
-        if key in done:
-            plans[k], bounds[k] = Solution(done[key][0].offsets), done[key][1]
-            peaks[k] = plans[k].peak(parts[k].problem)
-            continue
-        if time.perf_counter() > deadline:
-            status = SolveStatus.TIMEOUT
-            break
-
-        def part_progress(peak: int, k: int = k) -> None:
-            if on_progress is not None:
-                others = [p for j, p in enumerate(peaks) if j != k]
-                on_progress(max([peak, *others]), max(bounds))
-
-        result = _solve_part(parts[k].problem, capacity, minimize, floor, started, deadline,
-                             plans[k], workers, part_progress)
-        nodes += result.nodes
-        bounds[k] = max(bounds[k], result.best_bound)
-        if result.solution is not None:
-            plans[k], peaks[k] = result.solution, result.solution.peak(parts[k].problem)
-        if result.status == SolveStatus.INFEASIBLE:
-            seconds = time.perf_counter() - started
-            return ExactResult(None, SolveStatus.INFEASIBLE, None, _round_up(max(bounds), grain),
-                               seconds, nodes)
-        done[key] = (plans[k], bounds[k])
-        if on_progress is not None:
-            on_progress(max(peaks), max(bounds))
-        if result.status == SolveStatus.TIMEOUT:
-            status = SolveStatus.TIMEOUT
-            break
-    peak, bound = max(peaks, default=0), _round_up(max(bounds, default=0), grain)
+    if minimize:
+        status = _minimize_groups(groups, capacity, grain, started, deadline, workers,
+                                  on_progress)
+    else:
+        assert capacity is not None
+        status = _fit_groups(groups, capacity, started, deadline, workers, on_progress)
+    nodes = sum(group.nodes for group in groups)
+    bound = _round_up(max((group.bound for group in groups), default=0), grain)
+    if status == SolveStatus.INFEASIBLE:
+        return ExactResult(None, status, None, bound, time.perf_counter() - started, nodes)
+    peak = max((group.peak for group in groups), default=0)
     if status != SolveStatus.TIMEOUT:
         if peak <= bound:
             status = SolveStatus.OPTIMAL
@@ -190,6 +169,10 @@ def _by_parts(
             status = SolveStatus.TIMEOUT
         else:
             status = SolveStatus.FEASIBLE
+    plans = [Solution(())] * len(parts)
+    for group in groups:
+        for k in group.members:
+            plans[k] = group.plan
     offsets = merge(len(problem.buffers), parts, plans)
     strategy = "exact"
     if offsets == tuple(initial.offsets):
@@ -201,31 +184,168 @@ def _by_parts(
     return ExactResult(plan, status, peak, bound, time.perf_counter() - started, nodes)
 
 
-def _solve_part(
-    problem: Problem, capacity: int | None, minimize: bool, floor: int | None, started: float,
-    deadline: float, initial: Solution, workers: int, on_progress: Callable[[int], None],
-) -> ExactResult:
-    if len(problem.buffers) > EXACT_MAX_BUFFERS:
-        from .improve import improve
+@dataclass
+class _Group:
+    """Parts identical up to a shift in time: one solve serves them all."""
 
-        target = floor if floor is not None else lower_bound(problem)
-        plan = improve(problem, initial, deadline, target, on_progress)
-        peak = plan.peak(problem)
-        bound = lower_bound(problem)
-        status = SolveStatus.OPTIMAL if peak <= bound else (
-            SolveStatus.FEASIBLE if peak <= target else SolveStatus.TIMEOUT)
-        return ExactResult(plan, status, peak, bound, time.perf_counter() - started, 0)
-    run = _Run(problem, started, deadline, initial, workers,
-               lambda peak, _bound: on_progress(peak))
-    if minimize:
-        # No plan of the whole peaks below `floor`: asking straight whether this
-        # part fits it (the fit decision, no node budget) is cheaper than
-        # minimising it, and when it does not, the part's bound rises above the
-        # floor and minimising goes on.
-        fit = floor if capacity is None or floor is None else min(capacity, floor)
-        return run.minimize(fit, floor)
-    assert capacity is not None
-    return run.decide(capacity)
+    members: list[int]  # indices of the parts
+    problem: Problem  # the first member's
+    plan: Solution
+    peak: int
+    bound: int  # proven lower bound on this part's peak
+    nodes: int = 0
+    run: _Run | None = None  # the exact search's state, once started
+
+    @property
+    def large(self) -> bool:
+        return len(self.problem.buffers) > EXACT_MAX_BUFFERS
+
+    def start(self, started: float, deadline: float, workers: int,
+              on_progress: Callable[[int, int], None]) -> _Run:
+        if self.run is None:
+            self.run = _Run(self.problem, started, deadline, self.plan, workers, on_progress)
+            self.bound = max(self.bound, self.run.bound)
+        return self.run
+
+    def learn(self) -> None:
+        """Take the run's plan and bound."""
+        assert self.run is not None
+        self.plan, self.peak = self.run.best, self.run.best_peak
+        self.bound = max(self.bound, self.run.bound)
+        self.nodes = self.run.nodes
+
+
+def _groups(parts: list[Part], initial: Solution) -> list[_Group]:
+    groups: dict[tuple, _Group] = {}
+    for k, part in enumerate(parts):
+        key = part.signature()
+        if key in groups:
+            groups[key].members.append(k)
+            continue
+        plan = part.restrict(initial.offsets)
+        groups[key] = _Group([k], part.problem, plan, plan.peak(part.problem),
+                             lower_bound(part.problem))
+    return list(groups.values())
+
+
+def _reporter(groups: list[_Group], group: _Group,
+              on_progress: Callable[[int, int], None] | None) -> Callable[[int, int], None]:
+    """Progress of one group's search as progress of the whole."""
+    def report(peak: int, bound: int) -> None:
+        if on_progress is not None:
+            others = [g.peak for g in groups if g is not group]
+            on_progress(max([peak, *others]), max([bound, *(g.bound for g in groups)]))
+    return report
+
+
+def _fit_groups(
+    groups: list[_Group], capacity: int, started: float, deadline: float, workers: int,
+    on_progress: Callable[[int, int], None] | None,
+) -> SolveStatus:
+    """Fit every part under the capacity, highest first: every part must, so no
+    order wastes work, and an infeasible part ends it early."""
+    for group in sorted(groups, key=lambda g: -g.peak):
+        if group.peak <= capacity:
+            continue
+        if time.perf_counter() > deadline:
+            return SolveStatus.TIMEOUT
+        if group.large:  # the reordering search cannot prove anything
+            result = _improve(group, capacity, deadline, _reporter(groups, group, on_progress))
+            if result != SolveStatus.FEASIBLE:
+                return SolveStatus.TIMEOUT
+            continue
+        run = group.start(started, deadline, workers, _reporter(groups, group, on_progress))
+        result = run.decide(capacity)
+        group.learn()
+        if result.status in (SolveStatus.INFEASIBLE, SolveStatus.TIMEOUT):
+            return result.status
+    return SolveStatus.FEASIBLE
+
+
+def _minimize_groups(
+    groups: list[_Group], capacity: int | None, grain: int, started: float, deadline: float,
+    workers: int, on_progress: Callable[[int, int], None] | None,
+) -> SolveStatus:
+    """Lower the highest part until the whole is proven optimal or the time is up.
+
+    The whole's peak is its highest part's, so no part need go below the
+    floor: the highest bound any part has (a proof in one part raises it for
+    all). Rounds under a node budget per question that grows fourfold each
+    round: first every part above the floor is asked to fit it (a decision,
+    usually cheap; the part with the highest bound first), then the part that
+    holds the whole's peak is lowered step by step (below its best plan,
+    halfway to the floor) with a share of the nodes the fits took
+    (LOWER_SHARE), so the plan held improves even when a fit is out of reach.
+    No part is ever asked to prove its own optimum below the floor. Parts too
+    large for the exact search are reordered (improve.py) after a share of the
+    time by their size.
+    """
+    budget = FIRST_NODE_BUDGET
+    exact = [g for g in groups if not g.large]
+    large = [g for g in groups if g.large]
+
+    def floor() -> int:
+        return _round_up(max(g.bound for g in groups), grain)
+
+    def open_groups(among: list[_Group]) -> list[_Group]:
+        return [g for g in among if g.peak > floor()]
+
+    def run(group: _Group) -> _Run:
+        return group.start(started, deadline, workers, _reporter(groups, group, on_progress))
+
+    # The exact parts' share of the time, while the large parts wait for their turn.
+    total = sum(len(g.problem.buffers) for g in groups)
+    share = started + (deadline - started) * sum(len(g.problem.buffers) for g in exact) / total
+    large_done = False
+    while open_groups(exact):
+        if time.perf_counter() > deadline:
+            return SolveStatus.TIMEOUT
+        if not large_done and open_groups(large) and time.perf_counter() > share:
+            _improve_all(open_groups(large), floor(), deadline, groups, on_progress)
+            large_done = True
+            continue
+        spent = 0
+        for group in sorted(open_groups(exact), key=lambda g: (-g.bound, -g.peak)):
+            if group.peak <= floor():
+                continue
+            before = run(group).nodes
+            answer = run(group).fit(budget, floor(), capacity)
+            group.learn()
+            spent += group.nodes - before
+            if answer == VerdictStatus.TIMEOUT:
+                return SolveStatus.TIMEOUT
+        highest = max(g.peak for g in groups)
+        allowance = max(int(spent * LOWER_SHARE), budget)
+        for group in open_groups(exact):
+            if group.peak == highest:
+                answer = run(group).lower(budget, floor(), capacity, node_cap=allowance)
+                group.learn()
+                if answer == VerdictStatus.TIMEOUT:
+                    return SolveStatus.TIMEOUT
+        budget *= 4
+    if not large_done:
+        _improve_all(open_groups(large), floor(), deadline, groups, on_progress)
+    return SolveStatus.TIMEOUT if open_groups(groups) else SolveStatus.OPTIMAL
+
+
+def _improve_all(large: list[_Group], target: int, deadline: float, groups: list[_Group],
+                 on_progress: Callable[[int, int], None] | None) -> None:
+    for group in large:
+        if time.perf_counter() > deadline:
+            return
+        _improve(group, target, deadline, _reporter(groups, group, on_progress))
+
+
+def _improve(group: _Group, target: int, deadline: float,
+             on_progress: Callable[[int, int], None]) -> SolveStatus:
+    """Reorder a large part's greedy runs until it is at most `target` or time is up."""
+    from .improve import improve
+
+    bound = group.bound
+    group.plan = improve(group.problem, group.plan, deadline, target,
+                         lambda peak: on_progress(peak, bound))
+    group.peak = group.plan.peak(group.problem)
+    return SolveStatus.FEASIBLE if group.peak <= target else SolveStatus.TIMEOUT
 
 
 class _Run:
@@ -246,6 +366,7 @@ class _Run:
         self.on_progress = on_progress
         self._decider: Decider | None = None
         self._bound_tried = False
+        self._unknown_at: dict[int, int] = {}  # target -> node budget it was left unknown with
 
     @property
     def best_peak(self) -> int:
@@ -287,49 +408,84 @@ class _Run:
             return self._result(SolveStatus.INFEASIBLE)
         return self._result(SolveStatus.TIMEOUT)
 
-    def minimize(self, capacity: int | None, floor: int | None = None) -> ExactResult:
-        """Lower the peak until proven optimal, or (with `floor`) until it is at most `floor`."""
+    def minimize(self, capacity: int | None) -> ExactResult:
+        """Lower the peak until proven optimal."""
         # A plan that fits the capacity is what the caller needs first; when the
         # bound equals the capacity, as it often does, that plan is also optimal.
         needs_fit = capacity is not None and self.bound <= capacity < self.best_peak
         if needs_fit and self._ask(capacity).status == VerdictStatus.TIMEOUT:
             return self._result(SolveStatus.TIMEOUT)
         budget = FIRST_NODE_BUDGET
-        unknown_at: dict[int, int] = {}  # target -> budget it was left unknown with
-        while self.bound < self.best_peak and (floor is None or self.best_peak > floor):
-            # Each proof may raise the bound by one grain only: read the clock here too.
-            if time.perf_counter() > self.deadline:
-                return self._result(SolveStatus.TIMEOUT)
-            settled = False
-            for target in self._targets():
-                if unknown_at.get(target) == budget:
-                    continue  # asking again with the same budget gives the same answer
-                answer = self._ask(target, budget)
-                if answer.status == VerdictStatus.UNKNOWN:
-                    unknown_at[target] = budget
-                if answer.status == VerdictStatus.TIMEOUT:
-                    return self._result(SolveStatus.TIMEOUT)
-                if answer.status != VerdictStatus.UNKNOWN:
-                    settled = True
-                    break
-            if not settled:
-                budget *= 4
+        while (answer := self.lower(budget)) == VerdictStatus.UNKNOWN:
+            # When no target is settled within the budget, the budget grows fourfold.
+            budget *= 4
+        if answer == VerdictStatus.TIMEOUT:
+            return self._result(SolveStatus.TIMEOUT)
         return self._result(self._reached())
 
-    def _targets(self) -> list[int]:
-        """The bound itself (a plan there needs no proof), then just below the best
-        plan (usually easy, and the plan found often lands well below the target),
-        then halfway between them (a proof there halves the gap)."""
+    def fit(self, budget: int, floor: int, capacity: int | None = None) -> VerdictStatus:
+        """Ask once under `budget` nodes for the lowest peak worth having: the
+        floor (or this part's bound, if higher), or the capacity if that is higher."""
+        low = max(self.bound, _round_up(floor, self.grain))
+        if capacity is not None and low <= capacity < self.best_peak:
+            low = capacity
+        if self.best_peak <= low or self._unknown_at.get(low, 0) >= budget:
+            return VerdictStatus.UNKNOWN
+        answer = self._ask(low, budget)
+        if answer.status == VerdictStatus.UNKNOWN:
+            self._unknown_at[low] = budget
+        return answer.status
+
+    def lower(
+        self, budget: int, floor: int = 0, capacity: int | None = None,
+        node_cap: int | None = None,
+    ) -> VerdictStatus:
+        """Ask targets under `budget` nodes each until the peak is proven optimal or
+        at most `floor` ("feasible"), no target settles ("unknown"), or time is up.
+
+        With `node_cap`, the floor is left to `fit`, and asking stops once the
+        questions have spent that many nodes ("unknown")."""
+        started = self.nodes
+        while self.best_peak > max(self.bound, floor):
+            # Each proof may raise the bound by one grain only: read the clock here too.
+            if time.perf_counter() > self.deadline:
+                return VerdictStatus.TIMEOUT
+            if node_cap is not None and self.nodes - started >= node_cap:
+                return VerdictStatus.UNKNOWN
+            for target in self._targets(floor, capacity, with_low=node_cap is None):
+                if self._unknown_at.get(target, 0) >= budget:
+                    continue  # asking again with no more nodes gives the same answer
+                answer = self._ask(target, budget)
+                if answer.status == VerdictStatus.UNKNOWN:
+                    self._unknown_at[target] = budget
+                    continue
+                if answer.status == VerdictStatus.TIMEOUT:
+                    return VerdictStatus.TIMEOUT
+                break  # settled: the targets move
+            else:
+                return VerdictStatus.UNKNOWN
+        return VerdictStatus.FEASIBLE
+
+    def _targets(self, floor: int, capacity: int | None, with_low: bool = True) -> list[int]:
+        """The lowest peak worth asking for (the bound, or the floor another part
+        set), then just below the best plan (usually easy, and the plan found
+        often lands well below the target), then halfway between them (a proof
+        there halves the gap). A capacity in between comes first."""
+        low = max(self.bound, _round_up(floor, self.grain))
         below = self.best_peak - self.grain
-        middle = (self.bound + below) // 2 // self.grain * self.grain
-        if not self._bound_tried:  # one cheap try at the bound
+        middle = (low + below) // 2 // self.grain * self.grain
+        if low > self.bound:  # reaching another part's bound is all this part needs
+            targets: tuple[int, ...] = (low, below, middle)
+        elif not self._bound_tried:  # one cheap try at the bound
             # Only one: each proof there raises the bound by one grain, and with
             # a grain of one byte that would creep for ever (issue 16).
             self._bound_tried = True
-            targets = (self.bound, below, middle)
+            targets = (low, below, middle)
         else:  # descending is what usually pays once the bound resisted
-            targets = (below, middle, self.bound)
-        return list(dict.fromkeys(t for t in targets if t >= self.bound))
+            targets = (below, middle, low)
+        if capacity is not None and low <= capacity < self.best_peak:
+            targets = (capacity, *targets)
+        return list(dict.fromkeys(t for t in targets if t > low or (with_low and t == low)))
 
     def _result(self, status: SolveStatus) -> ExactResult:
         seconds = time.perf_counter() - self.started
