@@ -47,6 +47,9 @@ from .status import SolveStatus, VerdictStatus
 from .validate import validate
 
 FIRST_NODE_BUDGET = 1 << 16  # nodes per decision in the first minimising round
+# Under a node budget b, each preorder's search may run to a limit up to b and
+# has run to half of it before: a question can spend this many times b.
+NODES_PER_BUDGET = 2 * len(DEFAULT_ORDERS)
 # Splitting a problem into parts, the part holding the whole's peak is lowered
 # with at most this share of the nodes the round's fits took (at least one
 # question's budget): measured on the 60,048-buffer concatenation of A-F, 1/4
@@ -450,14 +453,17 @@ class _Run:
             # Each proof may raise the bound by one grain only: read the clock here too.
             if time.perf_counter() > self.deadline:
                 return VerdictStatus.TIMEOUT
-            if node_cap is not None and self.nodes - started >= node_cap:
-                return VerdictStatus.UNKNOWN
+            ask_budget = budget
+            if node_cap is not None:  # no question may spend more than is left
+                ask_budget = min(budget, (node_cap - self.nodes + started) // NODES_PER_BUDGET)
+                if ask_budget < 2 * len(self.problem.buffers):  # the first round's limit
+                    return VerdictStatus.UNKNOWN
             for target in self._targets(floor, capacity, with_low=node_cap is None):
-                if self._unknown_at.get(target, 0) >= budget:
+                if self._unknown_at.get(target, 0) >= ask_budget:
                     continue  # asking again with no more nodes gives the same answer
-                answer = self._ask(target, budget)
+                answer = self._ask(target, ask_budget)
                 if answer.status == VerdictStatus.UNKNOWN:
-                    self._unknown_at[target] = budget
+                    self._unknown_at[target] = ask_budget
                     continue
                 if answer.status == VerdictStatus.TIMEOUT:
                     return VerdictStatus.TIMEOUT
