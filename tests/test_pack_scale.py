@@ -4,6 +4,7 @@ The compiled greedy core, the compiled overlap sweep and the numpy lower bound
 are checked against the direct scans on random problems small enough for both.
 """
 
+import math
 import time
 from pathlib import Path
 
@@ -345,3 +346,49 @@ def test_a_part_that_cannot_reach_the_floor_does_not_hold_the_others_back():
     n = len(d.buffers)
     assert max(o + s for o, s in zip(offsets[n:], sizes[n:], strict=True)) <= 986112
     assert result.peak < d_greedy
+
+
+def _chain(piece: Problem, period: int, copies: int, tag: str) -> list[Buffer]:
+    return [Buffer(f"{tag}{k}.{b.id}", b.start + k * period, b.end + k * period, b.size,
+                   b.alignment, b.offset) for k in range(copies) for b in piece.buffers]
+
+
+def test_two_programs_listed_one_after_the_other_are_packed_as_two_layers():
+    # Two chains of small programs on one time axis, with periods 10 and 11:
+    # nothing splits before time 110, 1,050 buffers in one part. Each chain
+    # alone splits into its copies, so each layer is solved by parts and the
+    # stacked plan peaks at the sum of the two programs' optima.
+    import random
+
+    from memplan.pack.exact import _layered, solve_exact
+    from memplan.pack.heuristics import pack_heuristic
+    from memplan.pack.layers import split_point
+
+    rng = random.Random(1)
+
+    def piece(period: int) -> Problem:
+        spans = [(0, period)] + [sorted(rng.sample(range(period + 1), 2)) for _ in range(49)]
+        return Problem([Buffer(f"b{i}", lo, hi, rng.choice([1, 2, 4]) * 16)
+                        for i, (lo, hi) in enumerate(spans)])
+
+    first, second = piece(10), piece(11)
+    whole = Problem([*_chain(first, 10, 11, "x"), *_chain(second, 11, 10, "y")])
+    assert len(whole.buffers) == 1050
+    assert split_point(whole) == 550
+    greedy = pack_heuristic(whole)
+    stacked = _layered(whole, greedy, math.inf, 1, None)
+    validate(whole, stacked, check_capacity=False)
+    optima = [solve_exact(p, minimize=True).peak for p in (first, second)]
+    assert stacked.peak(whole) == min(sum(optima), greedy.peak(whole))
+
+
+def test_pinned_buffers_are_never_stacked():
+    from memplan.pack.layers import split_point
+
+    # As above, but one buffer of the first program is pinned: moving the upper
+    # layer could move a pin, so no split is offered.
+    pinned = Problem([Buffer("a", 0, 5, 8), Buffer("b", 2, 7, 8, offset=0)])
+    free = Problem([Buffer("a", 0, 5, 8), Buffer("b", 2, 8, 8)])
+    whole = Problem([*_chain(pinned, 7, 600, "x"), *_chain(free, 8, 525, "y")])
+    assert len(whole.buffers) >= 1000
+    assert split_point(whole) is None

@@ -47,6 +47,10 @@ from .status import SolveStatus, VerdictStatus
 from .validate import validate
 
 FIRST_NODE_BUDGET = 1 << 16  # nodes per decision in the first minimising round
+# Two layers (layers.py) get this share of the time left, and no more than
+# LAYER_MAX_SECONDS of it when there is no limit: a layer's optimum may be open.
+LAYER_SHARE = 0.8
+LAYER_MAX_SECONDS = 10.0
 # Under a node budget b, each preorder's search may run to a limit up to b and
 # has run to half of it before: a question can spend this many times b.
 NODES_PER_BUDGET = 2 * len(DEFAULT_ORDERS)
@@ -121,6 +125,8 @@ def solve_exact(
     if given or single:
         validate(problem, initial, check_capacity=False)
     if single:
+        if minimize or capacity is None:
+            initial = _layered(problem, initial, deadline, workers, on_progress)
         run = _Run(problem, started, deadline, initial, workers, on_progress)
         if minimize or capacity is None:
             return run.minimize(capacity)
@@ -296,6 +302,10 @@ def _minimize_groups(
     def run(group: _Group) -> _Run:
         return group.start(started, deadline, workers, _reporter(groups, group, on_progress))
 
+    for group in exact:
+        plan = _layered(group.problem, group.plan, deadline, workers,
+                        _reporter(groups, group, on_progress))
+        group.plan, group.peak = plan, plan.peak(group.problem)
     # The exact parts' share of the time, while the large parts wait for their turn.
     total = sum(len(g.problem.buffers) for g in groups)
     share = started + (deadline - started) * sum(len(g.problem.buffers) for g in exact) / total
@@ -329,6 +339,36 @@ def _minimize_groups(
     if not large_done:
         _improve_all(open_groups(large), floor(), deadline, groups, on_progress)
     return SolveStatus.TIMEOUT if open_groups(groups) else SolveStatus.OPTIMAL
+
+
+def _layered(
+    problem: Problem, plan: Solution, deadline: float, workers: int,
+    on_progress: Callable[[int, int], None] | None,
+) -> Solution:
+    """`plan`, or the problem's two layers (layers.py) each minimised on its own
+    and stacked, when that is lower. The layers get a share of the time left."""
+    from .layers import split_point, stack_base
+
+    k = split_point(problem)
+    if k is None:
+        return plan
+    now = time.perf_counter()
+    share = min(deadline - now, LAYER_MAX_SECONDS) * LAYER_SHARE
+    lower, upper = Problem(problem.buffers[:k]), Problem(problem.buffers[k:])
+    bottom = solve_exact(lower, minimize=True, deadline=now + share * k / len(problem.buffers),
+                         workers=workers)
+    top = solve_exact(upper, minimize=True, deadline=now + share, workers=workers)
+    assert bottom.solution is not None and top.solution is not None  # no capacity to miss
+    base = stack_base(bottom.solution.peak(lower), upper)
+    peak = base + top.solution.peak(upper)
+    if peak >= plan.peak(problem):
+        return plan
+    offsets = (*bottom.solution.offsets, *(base + o for o in top.solution.offsets))
+    stacked = Solution(offsets, "two layers")
+    validate(problem, stacked, check_capacity=False)
+    if on_progress is not None:
+        on_progress(peak, lower_bound(problem))
+    return stacked
 
 
 def _improve_all(large: list[_Group], target: int, deadline: float, groups: list[_Group],
