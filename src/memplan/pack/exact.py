@@ -349,9 +349,10 @@ def _layered(
     and stacked, when that is lower. The layers get a share of the time left."""
     from .layers import split_point, stack_base
 
-    k = split_point(problem)
-    if k is None:
+    found = split_point(problem)
+    if found is None or found[1] >= plan.peak(problem):  # stacking cannot be lower
         return plan
+    k = found[0]
     now = time.perf_counter()
     share = min(deadline - now, LAYER_MAX_SECONDS) * LAYER_SHARE
     lower, upper = Problem(problem.buffers[:k]), Problem(problem.buffers[k:])

@@ -29,10 +29,10 @@ MAX_LAYER_PART = 600  # buffers: the largest part a layer may keep
 CANDIDATES = 64  # prefixes tried
 
 
-def split_point(problem: Problem) -> int | None:
-    """The prefix length whose two layers split finely with the lowest sum of
-    bounds, or None when no prefix does (or a buffer is pinned: stacking moves
-    the upper layer)."""
+def split_point(problem: Problem) -> tuple[int, int] | None:
+    """(prefix length, sum of the two layers' bounds) for the prefix whose two
+    layers split finely with the lowest sum, or None when no prefix does (or a
+    buffer is pinned: stacking moves the upper layer)."""
     buffers = problem.buffers
     n = len(buffers)
     if n < LAYER_FROM or any(b.offset is not None for b in buffers):
@@ -42,19 +42,20 @@ def split_point(problem: Problem) -> int | None:
     if best is None:
         return None
     # The runs rarely meet on the grid: look one by one around the best prefix.
-    return _best(buffers, range(max(1, best - step + 1), min(n, best + step))) or best
+    k = best[0]
+    return _best(buffers, range(max(1, k - step + 1), min(n, k + step))) or best
 
 
-def _best(buffers: tuple[Buffer, ...], prefixes: range) -> int | None:
+def _best(buffers: tuple[Buffer, ...], prefixes: range) -> tuple[int, int] | None:
     best: tuple[int, int] | None = None
     for k in prefixes:
         lower, upper = Problem(buffers[:k]), Problem(buffers[k:])
         if max(len(p.indices) for p in (*split(lower), *split(upper))) > MAX_LAYER_PART:
             continue
         cost = lower_bound(lower) + lower_bound(upper)
-        if best is None or cost < best[0]:
-            best = (cost, k)
-    return None if best is None else best[1]
+        if best is None or cost < best[1]:
+            best = (k, cost)
+    return best
 
 
 def stack_base(lower_peak: int, upper: Problem) -> int:
