@@ -42,7 +42,7 @@ from .bound import lower_bound
 from .decide import DEFAULT_ORDERS, Decider, Verdict
 from .heuristics import pack_heuristic
 from .parts import Part, merge, split
-from .problem import Problem, Solution
+from .problem import Buffer, Problem, Solution
 from .status import SolveStatus, VerdictStatus
 from .validate import validate
 
@@ -155,10 +155,11 @@ def _greedy(problem: Problem, parts: list[Part], deadline: float) -> Solution:
 def _by_parts(
     problem: Problem, parts: list[Part], capacity: int | None, minimize: bool,
     started: float, deadline: float, initial: Solution, workers: int,
-    on_progress: Callable[[int, int], None] | None,
+    on_progress: Callable[[int, int], None] | None, known: _Known | None = None,
 ) -> ExactResult:
-    """Solve each distinct part on its own (identical parts once) and merge."""
-    groups = _groups(parts, initial)
+    """Solve each distinct part on its own (identical parts once) and merge.
+    `known` carries the parts solved by an earlier call, and learns these."""
+    groups = _groups(parts, initial, known)
     grain = peak_grain(problem)
     if minimize:
         status = _minimize_groups(groups, capacity, grain, started, deadline, workers,
@@ -167,6 +168,8 @@ def _by_parts(
         assert capacity is not None
         status = _fit_groups(groups, capacity, started, deadline, workers, on_progress)
     nodes = sum(group.nodes for group in groups)
+    if known is not None:
+        known.update((group.key, (group.plan, group.bound)) for group in groups)
     bound = _round_up(max((group.bound for group in groups), default=0), grain)
     if status == SolveStatus.INFEASIBLE:
         return ExactResult(None, status, None, bound, time.perf_counter() - started, nodes)
@@ -197,6 +200,7 @@ def _by_parts(
 class _Group:
     """Parts identical up to a shift in time: one solve serves them all."""
 
+    key: tuple  # Part.signature()
     members: list[int]  # indices of the parts
     problem: Problem  # the first member's
     plan: Solution
@@ -224,7 +228,11 @@ class _Group:
         self.nodes = self.run.nodes
 
 
-def _groups(parts: list[Part], initial: Solution) -> list[_Group]:
+# Parts solved earlier: signature -> (best plan, proven bound).
+_Known = dict[tuple, tuple[Solution, int]]
+
+
+def _groups(parts: list[Part], initial: Solution, known: _Known | None) -> list[_Group]:
     groups: dict[tuple, _Group] = {}
     for k, part in enumerate(parts):
         key = part.signature()
@@ -232,8 +240,14 @@ def _groups(parts: list[Part], initial: Solution) -> list[_Group]:
             groups[key].members.append(k)
             continue
         plan = part.restrict(initial.offsets)
-        groups[key] = _Group([k], part.problem, plan, plan.peak(part.problem),
-                             lower_bound(part.problem))
+        group = _Group(key, [k], part.problem, plan, plan.peak(part.problem),
+                       lower_bound(part.problem))
+        if known is not None and key in known:
+            earlier, bound = known[key]
+            group.bound = max(group.bound, bound)
+            if earlier.peak(part.problem) < group.peak:
+                group.plan, group.peak = earlier, earlier.peak(part.problem)
+        groups[key] = group
     return list(groups.values())
 
 
@@ -349,22 +363,39 @@ def _layered(
     and stacked, when that is lower. The layers get a share of the time left."""
     from .layers import split_point, stack_base
 
-    found = split_point(problem)
+    found = split_point(problem, plan.peak(problem))
     if found is None or found[1] >= plan.peak(problem):  # stacking cannot be lower
         return plan
     k = found[0]
     now = time.perf_counter()
     share = min(deadline - now, LAYER_MAX_SECONDS) * LAYER_SHARE
     lower, upper = Problem(problem.buffers[:k]), Problem(problem.buffers[k:])
-    bottom = solve_exact(lower, minimize=True, deadline=now + share * k / len(problem.buffers),
-                         workers=workers)
-    top = solve_exact(upper, minimize=True, deadline=now + share, workers=workers)
-    assert bottom.solution is not None and top.solution is not None  # no capacity to miss
-    base = stack_base(bottom.solution.peak(lower), upper)
-    peak = base + top.solution.peak(upper)
+    # Solved as one problem, the upper run after the lower in time: the runs
+    # often repeat the same programs, and identical parts are solved once.
+    shift = max(b.end for b in lower.buffers) - min(b.start for b in upper.buffers)
+    both = Problem([*lower.buffers, *(Buffer(b.id, b.start + shift, b.end + shift, b.size,
+                                             b.alignment) for b in upper.buffers)])
+    end = now + share
+    known: _Known = {}
+    parts = split(both)
+    result = _by_parts(both, parts, None, True, now, end, _greedy(both, parts, end), workers,
+                       None, known)
+    assert result.solution is not None  # no capacity to miss
+    layers = [Solution(result.solution.offsets[:k]), Solution(result.solution.offsets[k:])]
+    # Solved together, no part went below the higher run's floor; the lower run
+    # goes on to its own, with what the parts learnt.
+    for i, layer in enumerate((lower, upper)):
+        if time.perf_counter() < end and layers[i].peak(layer) > lower_bound(layer):
+            parts = split(layer)
+            again = _by_parts(layer, parts, None, True, now, end, layers[i], workers, None, known)
+            assert again.solution is not None
+            layers[i] = again.solution
+    bottom, top = layers
+    base = stack_base(bottom.peak(lower), upper)
+    peak = base + top.peak(upper)
     if peak >= plan.peak(problem):
         return plan
-    offsets = (*bottom.solution.offsets, *(base + o for o in top.solution.offsets))
+    offsets = (*bottom.offsets, *(base + o for o in top.offsets))
     stacked = Solution(offsets, "two layers")
     validate(problem, stacked, check_capacity=False)
     if on_progress is not None:

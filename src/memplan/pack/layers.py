@@ -29,17 +29,20 @@ MAX_LAYER_PART = 600  # buffers: the largest part a layer may keep
 CANDIDATES = 64  # prefixes tried
 
 
-def split_point(problem: Problem) -> tuple[int, int] | None:
+def split_point(problem: Problem, below: int | None = None) -> tuple[int, int] | None:
     """(prefix length, sum of the two layers' bounds) for the prefix whose two
     layers split finely with the lowest sum, or None when no prefix does (or a
-    buffer is pinned: stacking moves the upper layer)."""
+    buffer is pinned: stacking moves the upper layer), or none does with a sum
+    below `below` (the plan held: stacking could not beat it)."""
     buffers = problem.buffers
     n = len(buffers)
     if n < LAYER_FROM or any(b.offset is not None for b in buffers):
         return None
     step = max(1, n // CANDIDATES)
     best = _best(buffers, range(step, n - step + 1, step))
-    if best is None:
+    # The exact cut lowers the sum only where the runs meet (a few buffers'
+    # bounds): a grid point far above the plan held is not worth refining.
+    if best is None or (below is not None and best[1] >= below + (below >> 4)):
         return None
     # The runs rarely meet on the grid: look one by one around the best prefix.
     k = best[0]
