@@ -27,7 +27,9 @@ parts taking turns under growing node budgets (a question left unknown resumes
 where it paused, so turns cost no repeated search), and the part holding the
 peak is lowered meanwhile with a share of the nodes (`_minimize_groups`).
 Parts too large for the exact search's set-up (over EXACT_MAX_BUFFERS) are
-improved by improve.py instead.
+improved by improve.py instead. A part of programs listed one after the other
+on one time axis, which does not split, may be packed as two layers first
+(layers.py, `_layered`).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ FIRST_NODE_BUDGET = 1 << 16  # nodes per decision in the first minimising round
 # LAYER_MAX_SECONDS of it when there is no limit: a layer's optimum may be open.
 LAYER_SHARE = 0.8
 LAYER_MAX_SECONDS = 10.0
+LAYER_MIN_SECONDS = 1.0  # left, for the scan for a split and any solving at all
 # Under a node budget b, each preorder's search may run to a limit up to b and
 # has run to half of it before: a question can spend this many times b.
 NODES_PER_BUDGET = 2 * len(DEFAULT_ORDERS)
@@ -363,6 +366,8 @@ def _layered(
     and stacked, when that is lower. The layers get a share of the time left."""
     from .layers import split_point, stack_base
 
+    if deadline - time.perf_counter() < LAYER_MIN_SECONDS:  # the scan alone takes that
+        return plan
     found = split_point(problem, plan.peak(problem))
     if found is None or found[1] >= plan.peak(problem):  # stacking cannot be lower
         return plan
