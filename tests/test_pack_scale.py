@@ -392,3 +392,15 @@ def test_pinned_buffers_are_never_stacked():
     whole = Problem([*_chain(pinned, 7, 600, "x"), *_chain(free, 8, 525, "y")])
     assert len(whole.buffers) >= 1000
     assert split_point(whole) is None
+
+
+def test_a_part_with_a_coarser_grain_than_the_floor_is_still_lowered_or_proven():
+    """The floor (129: the other part's bound) is not a multiple of this part's
+    grain (16); the part at 144 must be asked for 128, not for 144 (the floor
+    rounded up, which it already had): that looped until the time limit."""
+    from memplan.pack.exact import solve_exact
+
+    coarse = [Buffer("c0", 0, 27, 32, 64), Buffer("c1", 0, 1, 80, 64)]
+    fine = [Buffer("f0", 30, 31, 128, 1), Buffer("f1", 30, 31, 1, 1)]
+    result = solve_exact(Problem(coarse + fine), minimize=True, time_limit=30)
+    assert result.status == "optimal" and result.peak == 144

@@ -506,7 +506,9 @@ class _Run:
     def fit(self, budget: int, floor: int, capacity: int | None = None) -> VerdictStatus:
         """Ask once under `budget` nodes for the lowest peak worth having: the
         floor (or this part's bound, if higher), or the capacity if that is higher."""
-        low = max(self.bound, _round_up(floor, self.grain))
+        # This part's peaks are multiples of its grain: one at most the floor is at
+        # most the floor rounded down (rounding up asked for a peak above the floor).
+        low = max(self.bound, floor // self.grain * self.grain)
         if capacity is not None and low <= capacity < self.best_peak:
             low = capacity
         if self.best_peak <= low or self._unknown_at.get(low, 0) >= budget:
@@ -554,7 +556,7 @@ class _Run:
         set), then just below the best plan (usually easy, and the plan found
         often lands well below the target), then halfway between them (a proof
         there halves the gap). A capacity in between comes first."""
-        low = max(self.bound, _round_up(floor, self.grain))
+        low = max(self.bound, floor // self.grain * self.grain)
         below = self.best_peak - self.grain
         middle = (low + below) // 2 // self.grain * self.grain
         if low > self.bound:  # reaching another part's bound is all this part needs
