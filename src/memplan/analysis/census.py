@@ -31,11 +31,12 @@ from ..ir.ops import (
 from ..ir.source import source_argument_names
 from ..ir.types import element_bytes, llvm_pointer_space, memory_space_name, shape_of
 from ..ir.walk import (
+    FunctionOps,
     OpOrder,
     allocation_scope,
     ancestor_in_block,
     enclosing_loops,
-    functions,
+    function_ops,
     loops_inside_allocation_scope,
     symbol_name,
     users,
@@ -92,15 +93,18 @@ class FunctionFacts:
     range analysis (most functions of a large file have no allocation and need neither)."""
 
     def __init__(self, func: ir.Operation, chunk: MlirChunk,
-                 assumptions: Sequence[Assumption] = ()):
+                 assumptions: Sequence[Assumption] = (), ops: list[ir.Operation] | None = None):
         self.func = func
         self.name = symbol_name(func)
         self._chunk = chunk
         self._assumptions = assumptions
+        self._ops = ops  # the function's walk, when the caller has it
 
     @cached_property
     def order(self) -> OpOrder:
-        return OpOrder.of(self.func)
+        if self._ops is None:
+            return OpOrder.of(self.func)
+        return OpOrder({op: index for index, op in enumerate(self._ops)})
 
     @cached_property
     def ranges(self) -> RangeAnalysis:
@@ -109,8 +113,9 @@ class FunctionFacts:
 
 
 def function_facts(func: ir.Operation, chunk: MlirChunk,
-                   assumptions: Sequence[Assumption] = ()) -> FunctionFacts:
-    return FunctionFacts(func, chunk, assumptions)
+                   assumptions: Sequence[Assumption] = (),
+                   ops: list[ir.Operation] | None = None) -> FunctionFacts:
+    return FunctionFacts(func, chunk, assumptions, ops)
 
 
 def allocation_ops(func: ir.Operation) -> list[ir.Operation]:
@@ -123,12 +128,15 @@ def dynamic_size_operands(op: ir.Operation) -> list[ir.Value]:
     return list(op.operands)[:count]
 
 
-def take_census(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) -> list[Allocation]:
-    """Every allocation in the chunk's functions, in function and op order."""
+def take_census(chunk: MlirChunk, assumptions: Sequence[Assumption] = (),
+                funcs: Sequence[FunctionOps] | None = None) -> list[Allocation]:
+    """Every allocation in the chunk's functions, in function and op order (`funcs`: the
+    chunk's `function_ops`, when the caller has them)."""
     census: list[Allocation] = []
-    for func in functions(chunk.module):
-        facts = function_facts(func, chunk, assumptions)
-        found = [describe_allocation(op, facts, chunk.path) for op in allocation_ops(func)]
+    for func in function_ops(chunk.module) if funcs is None else funcs:
+        facts = function_facts(func.func, chunk, assumptions, func.ops)
+        found = [describe_allocation(op, facts, chunk.path)
+                 for op in func.named(ALLOCATION_OPS)]
         found += _workgroup_attributions(facts, chunk.path)
         for a in found:
             _check_size_limit(a, chunk.path)

@@ -12,7 +12,7 @@ from ..analysis.census import Allocation, function_facts
 from ..analysis.devices import DeviceUse, device_uses
 from ..ir import MlirChunk
 from ..ir.ops import MEMREF_ALLOCATION_OPS
-from ..ir.walk import function_of
+from ..ir.walk import FunctionOps, function_of, function_ops
 from ..place.budgets import Budget, kernel_budgets, stack_frames
 from ..targets import Target
 from ..targets.applied import FunctionTarget, FunctionTargets, LimitOverrides, function_targets
@@ -27,6 +27,14 @@ class CheckContext:
     chunks: Sequence[MlirChunk] = field(default_factory=tuple)  # the parsed input
     overrides: LimitOverrides = field(default_factory=LimitOverrides)  # from the command line
     assumptions: Sequence[object] = ()  # what the user told the range analysis (for opt's plan)
+    # Each chunk's `function_ops` by chunk index, when the caller walked them already.
+    walked: dict[int, list[FunctionOps]] = field(default_factory=dict)
+
+    def function_ops(self, chunk: MlirChunk) -> list[FunctionOps]:
+        """The chunk's functions with their ops, walked once for every check."""
+        if chunk.index not in self.walked:
+            self.walked[chunk.index] = function_ops(chunk.module)
+        return self.walked[chunk.index]
 
     @cached_property
     def function_targets(self) -> FunctionTargets:

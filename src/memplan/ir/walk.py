@@ -7,7 +7,8 @@ iterative: IR nested thousands of ops deep must not exhaust Python's stack.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
 
 from iree.compiler import ir
 
@@ -57,6 +58,33 @@ def functions(module: ir.Module | ir.Operation) -> list[ir.Operation]:
                 found.append(child)
         else:
             stack.append(children(child))
+    return found
+
+
+@dataclass(frozen=True)
+class FunctionOps:
+    """A function and the ops nested in it (`walk` order) with their names, collected once.
+
+    Analyses that only read the IR share it and pick ops by name, instead of each walking
+    the function and asking every op its name again (the bindings' per-op calls are what a
+    large file costs). It describes the function as it was: rewriting it makes it stale.
+    """
+
+    func: ir.Operation
+    ops: list[ir.Operation]
+    names: list[str]
+
+    def named(self, kinds: Collection[str]) -> list[ir.Operation]:
+        """Its ops whose name is in `kinds`, in walk order."""
+        return [op for op, name in zip(self.ops, self.names, strict=True) if name in kinds]
+
+
+def function_ops(module: ir.Module | ir.Operation) -> list[FunctionOps]:
+    """`functions(module)`, each with its ops: one walk per function."""
+    found = []
+    for func in functions(module):
+        ops = walk(func)
+        found.append(FunctionOps(func, ops, [op.name for op in ops]))
     return found
 
 
