@@ -135,12 +135,13 @@ def take_census(chunk: MlirChunk, assumptions: Sequence[Assumption] = (),
     census: list[Allocation] = []
     for func in function_ops(chunk.module) if funcs is None else funcs:
         facts = function_facts(func.func, chunk, assumptions, func.ops)
-        found = [describe_allocation(op, facts, chunk.path)
+        found = [describe_allocation(op, facts, chunk.path, chunk.index)
                  for op in func.named(ALLOCATION_OPS)]
-        found += _workgroup_attributions(facts, chunk.path)
+        found += [dataclasses.replace(a, chunk=chunk.index)
+                  for a in _workgroup_attributions(facts, chunk.path)]
         for a in found:
             _check_size_limit(a, chunk.path)
-        census.extend(dataclasses.replace(a, chunk=chunk.index) for a in found)
+        census += found
     return census
 
 
@@ -154,10 +155,14 @@ def _check_size_limit(a: Allocation, path: str) -> None:
                          "memplan's limit of 2**40 bytes", place)
 
 
-def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Allocation:
-    """The census record of one allocation op."""
-    type_ = op.results[0].type
-    if op.name in LLVM_ALLOCATION_OPS:
+def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str,
+                        chunk: int = 0) -> Allocation:
+    """The census record of one allocation op (of chunk number `chunk`)."""
+    name = op.name
+    result = op.results[0]
+    type_ = result.type
+    attributes = op.attributes
+    if name in LLVM_ALLOCATION_OPS:
         shape, elem_type, sizes = _llvm_alloca_shape(op, facts.ranges)
     else:
         shape, elem_type = shape_of(type_), ir.ShapedType(type_).element_type
@@ -170,10 +175,10 @@ def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Al
     elif reason is None:
         bound = elem_bytes * math.prod(dim_bounds)  # type: ignore[arg-type]
         exact = bound if None not in shape else None
-    memory_space = memory_space_name(type_) if op.name not in LLVM_ALLOCATION_OPS else \
+    memory_space = memory_space_name(type_) if name not in LLVM_ALLOCATION_OPS else \
         llvm_pointer_space(type_)
-    if "memory_space" in op.attributes:  # bufferization.alloc_tensor's own attribute
-        memory_space = str(op.attributes["memory_space"])
+    if "memory_space" in attributes:  # bufferization.alloc_tensor's own attribute
+        memory_space = str(attributes["memory_space"])
     loops = enclosing_loops(op)
     scope = allocation_scope(op)
     cycle = cfg_cycle_around(op, scope) if scope is not None else None
@@ -181,18 +186,18 @@ def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Al
     if cycle is not None and loop_location is None:
         loop_location = source_loc(cycle, path)
     return Allocation(
-        op_name=op.name, function=facts.name, location=source_loc(op, path),
+        op_name=name, function=facts.name, location=source_loc(op, path),
         element_type=str(elem_type), shape=shape, element_bytes=elem_bytes or 0,
         exact_bytes=exact, bound_bytes=bound, unbounded_reason=reason,
         memory_space=memory_space, loop_depth=len(loops) + (cycle is not None),
-        lifetime=buffer_lifetime(op.results[0], op, facts.order),
-        alignment=ir.IntegerAttr(op.attributes["alignment"]).value
-        if "alignment" in op.attributes else None,
+        lifetime=buffer_lifetime(result, op, facts.order),
+        alignment=ir.IntegerAttr(attributes["alignment"]).value
+        if "alignment" in attributes else None,
         dim_bounds=dim_bounds,
         loop_location=loop_location,
         scope_loop_depth=loops_inside_allocation_scope(op) + (cycle is not None),
         outside_entry_block=scope is not None and op.block != scope.regions[0].blocks[0],
-        op=op,
+        op=op, chunk=chunk,
     )
 
 

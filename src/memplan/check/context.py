@@ -8,7 +8,7 @@ from functools import cached_property
 
 from iree.compiler import ir
 
-from ..analysis.census import Allocation, function_facts
+from ..analysis.census import Allocation, FunctionFacts, function_facts
 from ..analysis.devices import DeviceUse, device_uses
 from ..ir import MlirChunk
 from ..ir.ops import MEMREF_ALLOCATION_OPS
@@ -49,11 +49,22 @@ class CheckContext:
         if a.op is None or a.op.name not in MEMREF_ALLOCATION_OPS:
             return None
         func = function_of(a.op)
-        chunk = next((c for c in self.chunks if c.index == a.chunk), None)
+        chunk = self._chunk_at.get(a.chunk)
         if func is None or chunk is None:
             return None
-        facts = function_facts(func, chunk, self.assumptions)  # type: ignore[arg-type]
-        return plan_hoist(a.op, facts, chunk.path)
+        # One op order and range analysis per function, however many of its allocations ask.
+        key = (a.chunk, func)  # the chunk first: identical functions of two chunks hash alike
+        if key not in self._facts:
+            self._facts[key] = function_facts(func, chunk, self.assumptions)  # type: ignore[arg-type]
+        return plan_hoist(a.op, self._facts[key], chunk.path)
+
+    @cached_property
+    def _chunk_at(self) -> dict[int, MlirChunk]:
+        return {c.index: c for c in self.chunks}
+
+    @cached_property
+    def _facts(self) -> dict[tuple[int, ir.Operation], FunctionFacts]:
+        return {}
 
     @cached_property
     def frames(self) -> list[Budget]:
@@ -64,8 +75,7 @@ class CheckContext:
         return kernel_budgets(self.census, self.target, self.function_targets)
 
     @cached_property
-    def device_uses(self) -> dict[ir.Operation, DeviceUse]:
-        uses: dict[ir.Operation, DeviceUse] = {}
-        for chunk in self.chunks:
-            uses.update(device_uses(chunk.module, chunk.path))
-        return uses
+    def device_uses(self) -> dict[int, dict[ir.Operation, DeviceUse]]:
+        """By chunk index, then by allocation op. (One dict for all chunks would make
+        identical allocations of different chunks collide: an op hashes by its contents.)"""
+        return {chunk.index: device_uses(chunk.module, chunk.path) for chunk in self.chunks}
