@@ -79,6 +79,7 @@ def check_chunks(args: argparse.Namespace, chunks: list, snapshot: str = "") -> 
     )
     from ..report.copies_report import copy_json, format_copy_table
     from ..report.diagnostics import format_diagnostics
+    from ..report.json_text import dumps_indented
     from ..targets import load_target
     from .copies import copy_rows
 
@@ -101,7 +102,7 @@ def check_chunks(args: argparse.Namespace, chunks: list, snapshot: str = "") -> 
         data["workgroup"] = [kernel_json(k) for k in context.kernels]
         data["access"] = access_json(accesses)
         data["copies"] = copy_json(copies)
-        return json.dumps(data, indent=2), errors
+        return dumps_indented(data), errors
     parts = [format_census(census) if census else "no allocations"]
     if context.frames:
         parts.append(format_frames(context.frames))
