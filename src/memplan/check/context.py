@@ -78,4 +78,5 @@ class CheckContext:
     def device_uses(self) -> dict[int, dict[ir.Operation, DeviceUse]]:
         """By chunk index, then by allocation op. (One dict for all chunks would make
         identical allocations of different chunks collide: an op hashes by its contents.)"""
-        return {chunk.index: device_uses(chunk.module, chunk.path) for chunk in self.chunks}
+        return {chunk.index: device_uses(chunk.module, chunk.path, self.function_ops(chunk))
+                for chunk in self.chunks}

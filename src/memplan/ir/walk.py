@@ -7,7 +7,7 @@ iterative: IR nested thousands of ops deep must not exhaust Python's stack.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from iree.compiler import ir
@@ -85,6 +85,30 @@ def function_ops(module: ir.Module | ir.Operation) -> list[FunctionOps]:
     for func in functions(module):
         ops = walk(func)
         found.append(FunctionOps(func, ops, [op.name for op in ops]))
+    return found
+
+
+def ops_named(module: ir.Module | ir.Operation, kinds: Collection[str],
+              funcs: Sequence[FunctionOps] | None = None) -> list[ir.Operation]:
+    """Every op nested in `module` whose name is in `kinds`, in walk order. With `funcs` (its
+    `function_ops`), the ops inside functions come from there and only the rest is walked."""
+    if funcs is None:
+        return [op for op in walk(module.operation) if op.name in kinds]
+    walked = iter(funcs)  # in `functions` order: the order met below
+    found: list[ir.Operation] = []
+    stack = [children(module.operation)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            continue
+        name = child.name
+        if name in kinds:
+            found.append(child)
+        if name not in FUNCTION_OPS:
+            stack.append(children(child))
+        elif has_body(child):
+            found += next(walked).named(kinds)
     return found
 
 
