@@ -108,8 +108,8 @@ class FunctionFacts:
 
     @cached_property
     def ranges(self) -> RangeAnalysis:
-        names = source_argument_names(self.func, self._chunk.lines)
-        return RangeAnalysis(self.func, self._assumptions, names)
+        return RangeAnalysis(self.func, self._assumptions,
+                             lambda: source_argument_names(self.func, self._chunk.lines))
 
 
 def function_facts(func: ir.Operation, chunk: MlirChunk,
