@@ -620,6 +620,6 @@ def append_cost(concat: ir.OpView, at: Mapping[str, int] | None = None) -> Appen
     ops = [concat.operation] + [use.owner.operation for use in concat.results[0].uses
                                 if use.owner.name == "tensor.insert_slice"
                                 and use.operand_number == 0]
-    costs = [(kind, size) for op in ops for kind, size, _ in _op_costs(op, sizer, set())]
+    costs = [(kind, size) for op in ops for kind, size, _ in _op_costs(op, op.name, sizer, set())]
     return AppendCost(_total(s for k, s in costs if k == "transient"),
                       _total(s for k, s in costs if k == "copy"), sizer.bound)
