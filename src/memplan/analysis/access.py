@@ -17,6 +17,7 @@ read-write buffer each call, or for small non-splat constants fails to compile
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from iree.compiler import ir
@@ -25,7 +26,7 @@ from ..diagnostic import Diagnostic
 from ..ir import MlirChunk, SourceLoc, ops, source_loc
 from ..ir import tensor_ops as t
 from ..ir.types import is_ranked_tensor
-from ..ir.walk import functions, ssa_name, symbol_name, walk
+from ..ir.walk import FunctionOps, function_ops, ssa_name, symbol_name
 from .notes import diagnostic_at
 
 
@@ -73,24 +74,27 @@ def _collect(value: ir.Value, found: _Uses) -> None:
             found.reads = True
 
 
-def access_modes(chunk: MlirChunk) -> list[Access]:
-    """Arguments and constants per function, then globals, in file order."""
+def access_modes(chunk: MlirChunk, funcs: Sequence[FunctionOps] | None = None) -> list[Access]:
+    """Arguments and constants per function, then globals, in file order (`funcs`: the
+    chunk's `function_ops`, when the caller has them)."""
+    funcs = function_ops(chunk.module) if funcs is None else funcs
     accesses: list[Access] = []
-    for fn in functions(chunk.module):
-        accesses += _function_accesses(fn, chunk.path)
-    accesses += _global_accesses(chunk)
+    for func in funcs:
+        accesses += _function_accesses(func, chunk.path)
+    accesses += _global_accesses(chunk, funcs)
     return accesses
 
 
-def _function_accesses(fn: ir.Operation, path: str) -> list[Access]:
+def _function_accesses(func: FunctionOps, path: str) -> list[Access]:
+    fn = func.func
     name = symbol_name(fn)
     found: list[Access] = []
     for index, arg in enumerate(fn.regions[0].blocks[0].arguments):
         uses = value_uses(arg)
         found.append(Access("argument", f"%arg{index}", name, str(arg.type), uses.reads,
                             bool(uses.writers), source_loc(fn, path)))
-    for op in walk(fn):
-        if op.name in ops.CONSTANT_OPS and is_ranked_tensor(op.results[0]):
+    for op in func.named(ops.CONSTANT_OPS):
+        if is_ranked_tensor(op.results[0]):
             uses = value_uses(op.results[0])
             found.append(Access("constant", ssa_name(op.results[0]), name,
                                 str(op.results[0].type), uses.reads, bool(uses.writers),
@@ -98,14 +102,14 @@ def _function_accesses(fn: ir.Operation, path: str) -> list[Access]:
     return found
 
 
-def _global_accesses(chunk: MlirChunk) -> list[Access]:
+def _global_accesses(chunk: MlirChunk, funcs: Sequence[FunctionOps]) -> list[Access]:
     loads: dict[str, bool] = {}
     stores: dict[str, bool] = {}
-    for fn in functions(chunk.module):
-        for op in walk(fn):
+    for func in funcs:
+        for op in func.named(ops.GLOBAL_LOAD_OPS | ops.GLOBAL_STORE_OPS):
             if op.name in ops.GLOBAL_LOAD_OPS:
                 loads[t.global_symbol(op)] = True
-            elif op.name in ops.GLOBAL_STORE_OPS:
+            else:
                 stores[t.global_symbol(op)] = True
     found = []
     for op in chunk.module.body.operations:
@@ -122,12 +126,14 @@ def _global_type(op: ir.OpView) -> ir.Type:
     return ir.TypeAttr(attrs["type"]).value
 
 
-def written_constants(chunk: MlirChunk) -> list[Diagnostic]:
+def written_constants(chunk: MlirChunk, funcs: Sequence[FunctionOps] | None = None
+                      ) -> list[Diagnostic]:
     """A warning per op that writes a constant (or an immutable global's value)."""
     notes: list[Diagnostic] = []
     immutable = t.immutable_globals(chunk.module)
-    for fn in functions(chunk.module):
-        for op in walk(fn):
+    for func in function_ops(chunk.module) if funcs is None else funcs:
+        # The ops `is_constant` may say yes to, picked by name first.
+        for op in func.named(ops.CONSTANT_OPS | ops.GLOBAL_LOAD_OPS):
             if not is_constant(op, immutable) or not is_ranked_tensor(op.results[0]):
                 continue
             writers = value_uses(op.results[0]).writers

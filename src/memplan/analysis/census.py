@@ -31,11 +31,12 @@ from ..ir.ops import (
 from ..ir.source import source_argument_names
 from ..ir.types import element_bytes, llvm_pointer_space, memory_space_name, shape_of
 from ..ir.walk import (
+    FunctionOps,
     OpOrder,
     allocation_scope,
     ancestor_in_block,
     enclosing_loops,
-    functions,
+    function_ops,
     loops_inside_allocation_scope,
     symbol_name,
     users,
@@ -92,25 +93,29 @@ class FunctionFacts:
     range analysis (most functions of a large file have no allocation and need neither)."""
 
     def __init__(self, func: ir.Operation, chunk: MlirChunk,
-                 assumptions: Sequence[Assumption] = ()):
+                 assumptions: Sequence[Assumption] = (), ops: list[ir.Operation] | None = None):
         self.func = func
         self.name = symbol_name(func)
         self._chunk = chunk
         self._assumptions = assumptions
+        self._ops = ops  # the function's walk, when the caller has it
 
     @cached_property
     def order(self) -> OpOrder:
-        return OpOrder.of(self.func)
+        if self._ops is None:
+            return OpOrder.of(self.func)
+        return OpOrder({op: index for index, op in enumerate(self._ops)})
 
     @cached_property
     def ranges(self) -> RangeAnalysis:
-        names = source_argument_names(self.func, self._chunk.lines)
-        return RangeAnalysis(self.func, self._assumptions, names)
+        return RangeAnalysis(self.func, self._assumptions,
+                             lambda: source_argument_names(self.func, self._chunk.lines))
 
 
 def function_facts(func: ir.Operation, chunk: MlirChunk,
-                   assumptions: Sequence[Assumption] = ()) -> FunctionFacts:
-    return FunctionFacts(func, chunk, assumptions)
+                   assumptions: Sequence[Assumption] = (),
+                   ops: list[ir.Operation] | None = None) -> FunctionFacts:
+    return FunctionFacts(func, chunk, assumptions, ops)
 
 
 def allocation_ops(func: ir.Operation) -> list[ir.Operation]:
@@ -123,16 +128,20 @@ def dynamic_size_operands(op: ir.Operation) -> list[ir.Value]:
     return list(op.operands)[:count]
 
 
-def take_census(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) -> list[Allocation]:
-    """Every allocation in the chunk's functions, in function and op order."""
+def take_census(chunk: MlirChunk, assumptions: Sequence[Assumption] = (),
+                funcs: Sequence[FunctionOps] | None = None) -> list[Allocation]:
+    """Every allocation in the chunk's functions, in function and op order (`funcs`: the
+    chunk's `function_ops`, when the caller has them)."""
     census: list[Allocation] = []
-    for func in functions(chunk.module):
-        facts = function_facts(func, chunk, assumptions)
-        found = [describe_allocation(op, facts, chunk.path) for op in allocation_ops(func)]
-        found += _workgroup_attributions(facts, chunk.path)
+    for func in function_ops(chunk.module) if funcs is None else funcs:
+        facts = function_facts(func.func, chunk, assumptions, func.ops)
+        found = [describe_allocation(op, facts, chunk.path, chunk.index)
+                 for op in func.named(ALLOCATION_OPS)]
+        found += [dataclasses.replace(a, chunk=chunk.index)
+                  for a in _workgroup_attributions(facts, chunk.path)]
         for a in found:
             _check_size_limit(a, chunk.path)
-        census.extend(dataclasses.replace(a, chunk=chunk.index) for a in found)
+        census += found
     return census
 
 
@@ -146,10 +155,14 @@ def _check_size_limit(a: Allocation, path: str) -> None:
                          "memplan's limit of 2**40 bytes", place)
 
 
-def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Allocation:
-    """The census record of one allocation op."""
-    type_ = op.results[0].type
-    if op.name in LLVM_ALLOCATION_OPS:
+def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str,
+                        chunk: int = 0) -> Allocation:
+    """The census record of one allocation op (of chunk number `chunk`)."""
+    name = op.name
+    result = op.results[0]
+    type_ = result.type
+    attributes = op.attributes
+    if name in LLVM_ALLOCATION_OPS:
         shape, elem_type, sizes = _llvm_alloca_shape(op, facts.ranges)
     else:
         shape, elem_type = shape_of(type_), ir.ShapedType(type_).element_type
@@ -162,10 +175,10 @@ def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Al
     elif reason is None:
         bound = elem_bytes * math.prod(dim_bounds)  # type: ignore[arg-type]
         exact = bound if None not in shape else None
-    memory_space = memory_space_name(type_) if op.name not in LLVM_ALLOCATION_OPS else \
+    memory_space = memory_space_name(type_) if name not in LLVM_ALLOCATION_OPS else \
         llvm_pointer_space(type_)
-    if "memory_space" in op.attributes:  # bufferization.alloc_tensor's own attribute
-        memory_space = str(op.attributes["memory_space"])
+    if "memory_space" in attributes:  # bufferization.alloc_tensor's own attribute
+        memory_space = str(attributes["memory_space"])
     loops = enclosing_loops(op)
     scope = allocation_scope(op)
     cycle = cfg_cycle_around(op, scope) if scope is not None else None
@@ -173,18 +186,18 @@ def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str) -> Al
     if cycle is not None and loop_location is None:
         loop_location = source_loc(cycle, path)
     return Allocation(
-        op_name=op.name, function=facts.name, location=source_loc(op, path),
+        op_name=name, function=facts.name, location=source_loc(op, path),
         element_type=str(elem_type), shape=shape, element_bytes=elem_bytes or 0,
         exact_bytes=exact, bound_bytes=bound, unbounded_reason=reason,
         memory_space=memory_space, loop_depth=len(loops) + (cycle is not None),
-        lifetime=buffer_lifetime(op.results[0], op, facts.order),
-        alignment=ir.IntegerAttr(op.attributes["alignment"]).value
-        if "alignment" in op.attributes else None,
+        lifetime=buffer_lifetime(result, op, facts.order),
+        alignment=ir.IntegerAttr(attributes["alignment"]).value
+        if "alignment" in attributes else None,
         dim_bounds=dim_bounds,
         loop_location=loop_location,
         scope_loop_depth=loops_inside_allocation_scope(op) + (cycle is not None),
         outside_entry_block=scope is not None and op.block != scope.regions[0].blocks[0],
-        op=op,
+        op=op, chunk=chunk,
     )
 
 

@@ -37,7 +37,7 @@ with no bound at all is unknown (None), never counted as 0.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
 
@@ -47,7 +47,9 @@ from ..ir import SourceLoc, ops, source_loc
 from ..ir import tensor_ops as t
 from ..ir.types import DYNAMIC, is_ranked_tensor, shape_of, shaped_element_bytes
 from ..ir.walk import (
+    FunctionOps,
     defining_op,
+    function_ops,
     functions,
     int_constant,
     is_device_code,
@@ -334,16 +336,18 @@ class _Sizer:
 
 
 def estimate_copies(module: ir.Module, path: str = "<input>",
-                    at: Mapping[str, int] | None = None) -> list[CopyEstimate]:
+                    at: Mapping[str, int] | None = None,
+                    funcs: Sequence[FunctionOps] | None = None) -> list[CopyEstimate]:
     """Per function, the transients and copies the tensor program implies; a function is
     charged what the functions it calls do as well (as IREE's figures are, see
-    `stream_counts`: the exported `main` wrapper does no work of its own)."""
+    `stream_counts`: the exported `main` wrapper does no work of its own). `funcs`: the
+    module's `function_ops`, when the caller has them."""
     immutable = t.immutable_globals(module)
-    own = {symbol_name(fn): _estimate_function(fn, path, at or {}, immutable)
-           for fn in functions(module)}
-    calls = {symbol_name(fn): [ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-                               for op in walk(fn) if op.name in ("util.call", "func.call")]
-             for fn in functions(module)}
+    own: dict[str, CopyEstimate] = {}
+    calls: dict[str, list[str]] = {}
+    for func in function_ops(module) if funcs is None else funcs:
+        name = symbol_name(func.func)
+        own[name], calls[name] = _estimate_function(func, path, at or {}, immutable)
     return [_estimate_with_callees(name, own, calls, set()) for name in own]
 
 
@@ -364,22 +368,26 @@ def _estimate_with_callees(name: str, own: dict[str, CopyEstimate],
     return total
 
 
-def _estimate_function(fn: ir.Operation, path: str, at: Mapping[str, int],
-                       immutable: set[str]) -> CopyEstimate:
+def _estimate_function(func: FunctionOps, path: str, at: Mapping[str, int],
+                       immutable: set[str]) -> tuple[CopyEstimate, list[str]]:
+    """The function's own estimate, and the functions it calls."""
     sizer = _Sizer(at)
-    estimate = CopyEstimate(symbol_name(fn))
-    for op in walk(fn):
-        for kind, size, why in _op_costs(op, sizer, immutable):
-            estimate.items.append(CopyItem(kind, size, op.name, source_loc(op, path), why))
+    estimate = CopyEstimate(symbol_name(func.func))
+    callees = []
+    for op, name in zip(func.ops, func.names, strict=True):
+        if name in ops.CALL_OPS:
+            callees.append(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+            continue
+        for kind, size, why in _op_costs(op, name, sizer, immutable):
+            estimate.items.append(CopyItem(kind, size, name, source_loc(op, path), why))
     estimate.bound = sizer.bound
     estimate.unknown_types = tuple(sorted(sizer.unknown_types))
-    return estimate
+    return estimate, callees
 
 
-def _op_costs(op: ir.Operation, sizer: _Sizer, immutable: set[str]
+def _op_costs(op: ir.Operation, name: str, sizer: _Sizer, immutable: set[str]
               ) -> list[tuple[str, int | None, str]]:
-    """(kind, bytes, why) of the transients and copies `op` implies."""
-    name = op.name
+    """(kind, bytes, why) of the transients and copies `op` (named `name`) implies."""
     if name == "tensor.concat":
         if all(None not in shape_of(v.type) for v in op.operands):
             # RoPE's cat(-x2, x1): IREE 3.13 fuses a static concat and its producers into
@@ -411,7 +419,8 @@ def _op_costs(op: ir.Operation, sizer: _Sizer, immutable: set[str]
             costs += [("transient", size, f"destination {why}: copied first"),
                       ("copy", size, f"destination {why}: copied first")]
         return costs
-    if t.is_linalg_structured(op):
+    # By name first: most ops are not linalg's, and asking costs their OpView.
+    if name.startswith("linalg.") and t.is_linalg_structured(op):
         # The copy lands in the op's result buffer, needed anyway: bytes, no extra buffer.
         return [("copy", sizer.bytes(out), "written constant is copied into the result")
                 for out in op.opview.outputs if _is_nonsplat_constant(out, immutable)]
@@ -491,7 +500,7 @@ def stream_counts(stream_module: ir.Module, at: Mapping[str, int] | None = None
         counts = own[name] = StreamCounts(name)
         calls[name] = []
         for op in walk(fn):
-            if op.name in ("util.call", "func.call"):
+            if op.name in ops.CALL_OPS:
                 calls[name].append(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
             _count(op, counts, at or {}, entries)
     return [_with_callees(name, own, calls, set()) for name in own]
@@ -611,6 +620,6 @@ def append_cost(concat: ir.OpView, at: Mapping[str, int] | None = None) -> Appen
     ops = [concat.operation] + [use.owner.operation for use in concat.results[0].uses
                                 if use.owner.name == "tensor.insert_slice"
                                 and use.operand_number == 0]
-    costs = [(kind, size) for op in ops for kind, size, _ in _op_costs(op, sizer, set())]
+    costs = [(kind, size) for op in ops for kind, size, _ in _op_costs(op, op.name, sizer, set())]
     return AppendCost(_total(s for k, s in costs if k == "transient"),
                       _total(s for k, s in costs if k == "copy"), sizer.bound)

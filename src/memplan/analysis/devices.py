@@ -14,6 +14,7 @@ of names (`["cpu", "npu"]`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from iree.compiler import ir
@@ -21,7 +22,7 @@ from iree.compiler import ir
 from ..errors import InputError
 from ..ir import source_loc
 from ..ir.ops import ALLOCATION_OPS, DEALLOCATION_OPS, MEMREF_VIEW_OPS
-from ..ir.walk import users, walk
+from ..ir.walk import FunctionOps, ops_named, users
 
 DEVICE_ATTR = "memplan.device"
 
@@ -34,12 +35,12 @@ class DeviceUse:
     default: bool
 
 
-def device_uses(module: ir.Module, path: str) -> dict[ir.Operation, DeviceUse]:
-    """Devices touching every allocation op of `module`, keyed by the op."""
+def device_uses(module: ir.Module, path: str, funcs: Sequence[FunctionOps] | None = None
+                ) -> dict[ir.Operation, DeviceUse]:
+    """Devices touching every allocation op of `module`, keyed by the op (`funcs`: the
+    module's `function_ops`, when the caller has them)."""
     result: dict[ir.Operation, DeviceUse] = {}
-    for op in walk(module.operation):
-        if op.name not in ALLOCATION_OPS:
-            continue
+    for op in ops_named(module, ALLOCATION_OPS, funcs):
         named: set[str] = set(_names(op, path)) if DEVICE_ATTR in op.attributes else set()
         default = False
         touching = list(_data_users(op.results[0]))

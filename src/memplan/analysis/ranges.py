@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from iree.compiler import ir
 
@@ -418,14 +419,16 @@ class RangeAnalysis:
     """Ranges and loop dependence of values in one function (memoised, demand-driven)."""
 
     def __init__(self, func: ir.Operation, assumptions: Iterable[Assumption | VscaleBound] = (),
-                 arg_names: Sequence[str | None] | None = None):
+                 arg_names: Sequence[str | None] | Callable[[], Sequence[str | None]] | None
+                 = None):
+        """`arg_names`: the source's names of the arguments, or a function that reads them,
+        called only if an argument's range is asked for (most functions never are)."""
         self.func = func
         self.function = symbol_name(func)
         given = tuple(assumptions)
         self.assumptions = tuple(a for a in given if isinstance(a, Assumption))
-        self.vscale = self._vscale_range([a for a in given if isinstance(a, VscaleBound)])
-        args = func.regions[0].blocks[0].arguments
-        self.arg_names = list(arg_names) if arg_names is not None else [None] * len(args)
+        self._vscale_given = [a for a in given if isinstance(a, VscaleBound)]
+        self._arg_names = arg_names
         self._ranges: dict[ir.Value, Range] = {}
         self._varying: dict[ir.Value, frozenset[ir.Operation]] = {}
         self._asserted: dict[ir.Value, list[tuple[ir.Operation, Range]]] | None = None
@@ -510,7 +513,10 @@ class RangeAnalysis:
         return Range.unknown(f"size is {what} of `{owner.name}`, which the range analysis "
                              "does not model")
 
-    def _vscale_range(self, given: Sequence[VscaleBound]) -> Range:
+    @cached_property
+    def vscale(self) -> Range:
+        """What `vector.vscale` may be here (asked of the IR's targets only when met)."""
+        given = self._vscale_given
         if given:
             bound = given[-1]
             return Range(bound.lo, bound.hi, None if bound.hi is not None else
@@ -520,6 +526,13 @@ class RangeAnalysis:
             return Range(found[0].value, found[1].value)
         return Range(1, None, "size scales with `vector.vscale`, which neither the function's "
                      "`vscale_range` nor the target in the IR bounds (give --vscale-max N)")
+
+    @cached_property
+    def arg_names(self) -> list[str | None]:
+        names = self._arg_names() if callable(self._arg_names) else self._arg_names
+        if names is None:
+            return [None] * len(self.func.regions[0].blocks[0].arguments)
+        return list(names)
 
     def _function_argument(self, func: ir.Operation, number: int) -> Range:
         name = self.arg_names[number] if number < len(self.arg_names) else None

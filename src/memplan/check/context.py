@@ -8,11 +8,11 @@ from functools import cached_property
 
 from iree.compiler import ir
 
-from ..analysis.census import Allocation, function_facts
+from ..analysis.census import Allocation, FunctionFacts, function_facts
 from ..analysis.devices import DeviceUse, device_uses
 from ..ir import MlirChunk
 from ..ir.ops import MEMREF_ALLOCATION_OPS
-from ..ir.walk import function_of
+from ..ir.walk import FunctionOps, function_of, function_ops
 from ..place.budgets import Budget, kernel_budgets, stack_frames
 from ..targets import Target
 from ..targets.applied import FunctionTarget, FunctionTargets, LimitOverrides, function_targets
@@ -27,6 +27,14 @@ class CheckContext:
     chunks: Sequence[MlirChunk] = field(default_factory=tuple)  # the parsed input
     overrides: LimitOverrides = field(default_factory=LimitOverrides)  # from the command line
     assumptions: Sequence[object] = ()  # what the user told the range analysis (for opt's plan)
+    # Each chunk's `function_ops` by chunk index, when the caller walked them already.
+    walked: dict[int, list[FunctionOps]] = field(default_factory=dict)
+
+    def function_ops(self, chunk: MlirChunk) -> list[FunctionOps]:
+        """The chunk's functions with their ops, walked once for every check."""
+        if chunk.index not in self.walked:
+            self.walked[chunk.index] = function_ops(chunk.module)
+        return self.walked[chunk.index]
 
     @cached_property
     def function_targets(self) -> FunctionTargets:
@@ -41,11 +49,22 @@ class CheckContext:
         if a.op is None or a.op.name not in MEMREF_ALLOCATION_OPS:
             return None
         func = function_of(a.op)
-        chunk = next((c for c in self.chunks if c.index == a.chunk), None)
+        chunk = self._chunk_at.get(a.chunk)
         if func is None or chunk is None:
             return None
-        facts = function_facts(func, chunk, self.assumptions)  # type: ignore[arg-type]
-        return plan_hoist(a.op, facts, chunk.path)
+        # One op order and range analysis per function, however many of its allocations ask.
+        key = (a.chunk, func)  # the chunk first: identical functions of two chunks hash alike
+        if key not in self._facts:
+            self._facts[key] = function_facts(func, chunk, self.assumptions)  # type: ignore[arg-type]
+        return plan_hoist(a.op, self._facts[key], chunk.path)
+
+    @cached_property
+    def _chunk_at(self) -> dict[int, MlirChunk]:
+        return {c.index: c for c in self.chunks}
+
+    @cached_property
+    def _facts(self) -> dict[tuple[int, ir.Operation], FunctionFacts]:
+        return {}
 
     @cached_property
     def frames(self) -> list[Budget]:
@@ -56,8 +75,8 @@ class CheckContext:
         return kernel_budgets(self.census, self.target, self.function_targets)
 
     @cached_property
-    def device_uses(self) -> dict[ir.Operation, DeviceUse]:
-        uses: dict[ir.Operation, DeviceUse] = {}
-        for chunk in self.chunks:
-            uses.update(device_uses(chunk.module, chunk.path))
-        return uses
+    def device_uses(self) -> dict[int, dict[ir.Operation, DeviceUse]]:
+        """By chunk index, then by allocation op. (One dict for all chunks would make
+        identical allocations of different chunks collide: an op hashes by its contents.)"""
+        return {chunk.index: device_uses(chunk.module, chunk.path, self.function_ops(chunk))
+                for chunk in self.chunks}

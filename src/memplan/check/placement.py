@@ -33,7 +33,7 @@ def check_stack_addressable(ctx: CheckContext) -> list[Diagnostic]:
     for a in ctx.census:
         if not is_stack(a) or a.op is None:
             continue
-        devices, _ = resolve_devices(uses.get(a.op), ctx.target)
+        devices, _ = resolve_devices(uses.get(a.chunk, {}).get(a.op), ctx.target)
         missing = [d for d in devices if d not in stack.addressable_by]
         if missing:
             diags.append(Diagnostic(

@@ -21,21 +21,21 @@ from ..analysis.flow_append import match_flow_append
 from ..analysis.notes import diagnostic_at
 from ..analysis.state_append import Refusal, match_append
 from ..diagnostic import Diagnostic
-from ..ir.walk import functions, walk
 from .context import CheckContext
 
 
 def check_constant_writes(context: CheckContext) -> list[Diagnostic]:
-    return [d for chunk in context.chunks for d in written_constants(chunk)]
+    return [d for chunk in context.chunks
+            for d in written_constants(chunk, context.function_ops(chunk))]
 
 
 def check_state_appends(context: CheckContext) -> list[Diagnostic]:
     diags = []
     for chunk in context.chunks:
-        for fn in functions(chunk.module):
+        for func in context.function_ops(chunk):
             for root_name, match, does in _FORMS:
-                for root in [op.opview for op in walk(fn) if op.name == root_name]:
-                    diags += _append_diagnostics(root, chunk.path, match, does)
+                for root in func.named({root_name}):
+                    diags += _append_diagnostics(root.opview, chunk.path, match, does)
     return diags
 
 

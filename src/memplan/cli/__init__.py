@@ -10,10 +10,12 @@ included (`MEMPLAN_TRACEBACK=1` adds its traceback).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import NoReturn
 
 from .. import __version__
@@ -51,6 +53,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextmanager
+def _rare_full_collections() -> Iterator[None]:
+    """A command builds its results once and keeps them to the end: every full collection
+    walks all of them (every IR wrapper and report record of a large file) and finds little
+    to free. Checking a 150,000-op file ran five, 0.5 s of its CPU, for no lower peak memory.
+    Young objects are still collected as usual; the old thresholds come back afterwards."""
+    young, middle, old = gc.get_threshold()
+    gc.set_threshold(young, middle, max(old, 1000))
+    try:
+        yield
+    finally:
+        gc.set_threshold(young, middle, old)
+
+
 def exit_status_help(exit_1: str | None) -> str:
     one = f"1 {exit_1} (nothing written); " if exit_1 else ""
     return ("exit status: 0 success (each file written is named on stderr); " + one
@@ -62,7 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        with _rare_full_collections():
+            return args.run(args)
     except MemplanError as err:
         print(f"memplan: {err}", file=sys.stderr)
         return err.exit_code

@@ -68,6 +68,7 @@ def check_chunks(args: argparse.Namespace, chunks: list, snapshot: str = "") -> 
     from ..analysis.ranges import Assumption, check_assumptions
     from ..check import CheckContext, run_checks
     from ..diagnostic import count_errors
+    from ..ir.walk import function_ops
     from ..report.access_report import access_json, format_access
     from ..report.census_report import (
         check_json,
@@ -78,18 +79,22 @@ def check_chunks(args: argparse.Namespace, chunks: list, snapshot: str = "") -> 
     )
     from ..report.copies_report import copy_json, format_copy_table
     from ..report.diagnostics import format_diagnostics
+    from ..report.json_text import dumps_indented
     from ..targets import load_target
     from .copies import copy_rows
 
     assumptions = assumptions_of(args)
     target = load_target(args.target)
     check_assumptions([a for a in assumptions if isinstance(a, Assumption)], chunks)
-    census = [a for chunk in chunks for a in take_census(chunk, assumptions)]
-    context = CheckContext(census, target, args.file, chunks, overrides_of(args), assumptions)
+    # Every analysis below only reads the chunks: they share one walk of each function.
+    walked = {chunk.index: function_ops(chunk.module) for chunk in chunks}
+    census = [a for chunk in chunks for a in take_census(chunk, assumptions, walked[chunk.index])]
+    context = CheckContext(census, target, args.file, chunks, overrides_of(args), assumptions,
+                           walked)
     diags = run_checks(context)
     errors = count_errors(diags)
-    accesses = [a for chunk in chunks for a in access_modes(chunk)]
-    copies = copy_rows(chunks, iree=False)
+    accesses = [a for chunk in chunks for a in access_modes(chunk, walked[chunk.index])]
+    copies = copy_rows(chunks, iree=False, walked=walked)
     if args.json:
         data = check_json(args.file, target.name, census, context.frames, diags)
         if snapshot:
@@ -97,7 +102,7 @@ def check_chunks(args: argparse.Namespace, chunks: list, snapshot: str = "") -> 
         data["workgroup"] = [kernel_json(k) for k in context.kernels]
         data["access"] = access_json(accesses)
         data["copies"] = copy_json(copies)
-        return json.dumps(data, indent=2), errors
+        return dumps_indented(data), errors
     parts = [format_census(census) if census else "no allocations"]
     if context.frames:
         parts.append(format_frames(context.frames))

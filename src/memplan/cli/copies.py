@@ -12,6 +12,7 @@ from .args import load_input, parse_values
 
 if TYPE_CHECKING:  # the MLIR bindings load only when a command reads MLIR
     from ..ir import MlirChunk
+    from ..ir.walk import FunctionOps
 
 EXIT_1 = None  # a report: no budget to break
 
@@ -61,8 +62,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def copy_rows(chunks: Sequence[MlirChunk], at: Mapping[str, int] | None = None,
-              iree: bool = True):  # noqa: ANN201 - list[CopyRow], imported lazily
-    """Rows per function: the input as parsed, then a copy rewritten by the tensor passes."""
+              iree: bool = True, walked: Mapping[int, Sequence[FunctionOps]] | None = None
+              ):  # noqa: ANN201 - list[CopyRow], imported lazily
+    """Rows per function: the input as parsed, then a copy rewritten by the tensor passes
+    (`walked`: each chunk's `function_ops` by chunk index, when the caller has them)."""
     from ..analysis.copies import estimate_copies
     from ..ir import clone_chunks
     from ..report.copies_report import CopyRow, Stage
@@ -70,11 +73,15 @@ def copy_rows(chunks: Sequence[MlirChunk], at: Mapping[str, int] | None = None,
 
     rows: list[CopyRow] = []
     for chunk in chunks:
-        before = estimate_copies(chunk.module, chunk.path, at)
+        before = estimate_copies(chunk.module, chunk.path, at,
+                                 walked.get(chunk.index) if walked else None)
         if any(e.items for e in before):
             (rewritten,) = clone_chunks([chunk])
-            run_pipeline([rewritten], parse_pipeline(",".join(TENSOR_PIPELINE)), PassContext())
-            after = estimate_copies(rewritten.module, rewritten.path, at)
+            report = run_pipeline([rewritten], parse_pipeline(",".join(TENSOR_PIPELINE)),
+                                  PassContext())
+            # A pass changes the IR only where it reports a rewrite: else the copy is the input.
+            after = estimate_copies(rewritten.module, rewritten.path, at) \
+                if report.changed else before
         else:  # the rewrites only remove copies: nothing to remove, nothing to rewrite
             rewritten, after = chunk, before
         for stage, stage_chunk, estimates in ((Stage.BEFORE, chunk, before),

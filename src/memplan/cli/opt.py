@@ -95,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     from ..diagnostic import count_errors
     from ..ir import clone_chunks
     from ..ir.print import print_chunks
+    from ..ir.walk import function_ops
     from ..report.census_report import format_frames
     from ..report.diagnostics import format_diagnostics
     from ..targets import load_target
@@ -124,8 +125,11 @@ def run(args: argparse.Namespace) -> int:
     differs = check_run(originals, text, run_values) if args.check_run else False
     if not args.output and not differs:
         print(text, end="")  # stdout shows the rewrite even when part of it failed
-    census = [a for chunk in chunks for a in take_census(chunk, assumptions)]
-    context = CheckContext(census, target, args.file, chunks, overrides_of(args), assumptions)
+    # The rewrites are done: census and checks read the result, sharing one walk of each function.
+    walked = {chunk.index: function_ops(chunk.module) for chunk in chunks}
+    census = [a for chunk in chunks for a in take_census(chunk, assumptions, walked[chunk.index])]
+    context = CheckContext(census, target, args.file, chunks, overrides_of(args), assumptions,
+                           walked)
     diagnostics = list(report.diagnostics)
     if not args.passes:  # the whole tool promises a checked result; `-p` runs just those passes
         diagnostics += still_rejected(report.diagnostics, context)

@@ -80,15 +80,17 @@ def split_chunks(text: str) -> list[tuple[int, str]]:
 MAX_NESTING = 2000
 _STRINGS_AND_COMMENTS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
 _OPEN, _CLOSE = "{[(", "}])"
+# Every byte but the brackets (UTF-8 encodes other characters in bytes that are none of them).
+_NOT_BRACKETS = bytes(b for b in range(256) if chr(b) not in _OPEN + _CLOSE)
 
 
 def nesting_depth(text: str) -> int:
     """Deepest nesting of `{`, `[` and `(` outside strings and comments."""
     code = _STRINGS_AND_COMMENTS.sub("", text)
-    brackets = re.sub(r"[^{}\[\]()]", "", code)
+    brackets = code.encode("utf-8").translate(None, _NOT_BRACKETS)
     if not brackets:
         return 0
-    steps = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
+    steps = np.frombuffer(brackets, dtype=np.uint8)
     delta = np.where(np.isin(steps, np.frombuffer(_OPEN.encode(), dtype=np.uint8)), 1, -1)
     return int(np.cumsum(delta).max())
 

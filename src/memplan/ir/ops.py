@@ -65,6 +65,9 @@ REGION_EXIT_OPS = frozenset({
     "gpu.return", "util.return", "bufferization.to_tensor",
 })
 
+# Calls of a function by symbol (its `callee` attribute).
+CALL_OPS = frozenset({"func.call", "util.call"})
+
 # Function returns: their operands become the caller's (or an exported call's) results.
 RETURN_OPS = frozenset({"func.return", "util.return"})
 

@@ -51,8 +51,11 @@ def ir_limits(func: ir.Operation) -> IrLimits:
     vscale = None
     op: ir.Operation | None = func
     while op is not None:
-        where = _describe(op)
-        for text in _target_texts(op):
+        texts = _target_texts(op)
+        # The op's name says where a limit came from: built only where there is one to read
+        # (most ops, the module above every function among them, have none).
+        where = _describe(op) if texts or "vscale_range" in op.attributes else ""
+        for text in texts:
             stack = stack or _first(_STACK, text, f"max_stack_allocation_size on {where}")
             workgroup = workgroup or _first(_WORKGROUP, text,
                                             f"max_workgroup_memory_bytes on {where}")

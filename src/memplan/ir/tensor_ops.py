@@ -56,7 +56,8 @@ def immutable_globals(module: ir.Module) -> set[str]:
 
 def is_linalg_structured(op: ir.Operation | ir.OpView) -> bool:
     # `.operation.name`: an OpView's `name` may be an attribute of the op (hal.tensor.import).
-    return op.operation.name.startswith("linalg.") and hasattr(op.opview, "outputs")
+    # The class is asked, not the op: reading `outputs` would compute its operand segments.
+    return op.operation.name.startswith("linalg.") and hasattr(type(op.opview), "outputs")
 
 
 def destination_operands(op: ir.Operation | ir.OpView) -> list[int]:

@@ -7,7 +7,8 @@ iterative: IR nested thousands of ops deep must not exhaust Python's stack.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
 
 from iree.compiler import ir
 
@@ -57,6 +58,57 @@ def functions(module: ir.Module | ir.Operation) -> list[ir.Operation]:
                 found.append(child)
         else:
             stack.append(children(child))
+    return found
+
+
+@dataclass(frozen=True)
+class FunctionOps:
+    """A function and the ops nested in it (`walk` order) with their names, collected once.
+
+    Analyses that only read the IR share it and pick ops by name, instead of each walking
+    the function and asking every op its name again (the bindings' per-op calls are what a
+    large file costs). It describes the function as it was: rewriting it makes it stale.
+    """
+
+    func: ir.Operation
+    ops: list[ir.Operation]
+    names: list[str]
+
+    def named(self, kinds: Collection[str]) -> list[ir.Operation]:
+        """Its ops whose name is in `kinds`, in walk order."""
+        return [op for op, name in zip(self.ops, self.names, strict=True) if name in kinds]
+
+
+def function_ops(module: ir.Module | ir.Operation) -> list[FunctionOps]:
+    """`functions(module)`, each with its ops: one walk per function."""
+    found = []
+    for func in functions(module):
+        ops = walk(func)
+        found.append(FunctionOps(func, ops, [op.name for op in ops]))
+    return found
+
+
+def ops_named(module: ir.Module | ir.Operation, kinds: Collection[str],
+              funcs: Sequence[FunctionOps] | None = None) -> list[ir.Operation]:
+    """Every op nested in `module` whose name is in `kinds`, in walk order. With `funcs` (its
+    `function_ops`), the ops inside functions come from there and only the rest is walked."""
+    if funcs is None:
+        return [op for op in walk(module.operation) if op.name in kinds]
+    walked = iter(funcs)  # in `functions` order: the order met below
+    found: list[ir.Operation] = []
+    stack = [children(module.operation)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            continue
+        name = child.name
+        if name in kinds:
+            found.append(child)
+        if name not in FUNCTION_OPS:
+            stack.append(children(child))
+        elif has_body(child):
+            found += next(walked).named(kinds)
     return found
 
 

@@ -33,12 +33,14 @@ def workgroup_diagnostics(census: Sequence[Allocation], target: Target,
     """Errors for every kernel over budget and every unbounded workgroup allocation; the
     limit is the target's, or what `targets` says for the kernel (the IR, an option)."""
     workgroup = [a for a in census if is_workgroup(a)]
-    without = [a for a in workgroup if (targets.of(a.chunk, a.function).target.workgroup
-                                         if targets is not None else target.workgroup) is None]
+    has_memory = [(targets.of(a.chunk, a.function).target.workgroup if targets is not None
+                   else target.workgroup) is not None for a in workgroup]
     diags = [Diagnostic("error", a.location, f"workgroup allocation in @{a.function}, but "
                         f"target '{target.name}' has no workgroup memory",
-                        code="workgroup-limit") for a in without]
-    diags += [_unbounded(a) for a in workgroup if a.bytes_or_bound is None and a not in without]
+                        code="workgroup-limit")
+             for a, has in zip(workgroup, has_memory, strict=True) if not has]
+    diags += [_unbounded(a) for a, has in zip(workgroup, has_memory, strict=True)
+              if has and a.bytes_or_bound is None]
     if kernels is None:
         kernels = kernel_budgets(census, target, targets)
     diags += [_over_limit(k, target) for k in kernels if not k.fits]

@@ -64,9 +64,13 @@ def rewrite_inplace_state(module: ir.Module, path: str = "<input>") -> RewriteRe
     report = RewriteReport()
     with module.context:
         for fn in functions(module):
+            found = walk(fn)
             for form in _FORMS:
-                for root in [op.opview for op in walk(fn) if op.name == form.root]:
+                rewrites = len(report.rewritten)
+                for root in [op.opview for op in found if op.name == form.root]:
                     _rewrite_one(form, root, path, report)
+                if len(report.rewritten) > rewrites:
+                    found = walk(fn)  # the next form must not see ops this one erased
     return report
 
 
