@@ -36,8 +36,10 @@ Order = Callable[[ProblemArrays], np.ndarray]
 # A run may take longer than the one before it (a shared machine): under a
 # deadline, one starts only when this multiple of the last run's time is left.
 PACE_MARGIN = 1.25
-# Greedy runs side by side on threads (the compiled core releases the GIL).
+# Greedy runs side by side on threads (the compiled core releases the GIL), for
+# problems large enough that a run outlasts starting a thread many times over.
 GREEDY_WORKERS = 2
+GREEDY_THREADS_FROM = 2000  # buffers
 
 
 def _align_up(value: int, alignment: int) -> int:
@@ -185,8 +187,9 @@ def greedy_runs(
 ) -> list[GreedyRun]:
     """Every order with every fit, in `all_strategies()` order.
 
-    Runs go `workers` at a time (default: one per core, at most GREEDY_WORKERS)
-    on threads where the compiled core does the work, as it releases the GIL;
+    Runs go `workers` at a time (default: from GREEDY_THREADS_FROM buffers, one
+    per core, at most GREEDY_WORKERS) on threads where the compiled core does
+    the work, as it releases the GIL;
     the list is the same whatever the number of threads. No batch starts that
     would, at the pace of the previous one, end past `deadline`
     (time.perf_counter); the first always runs. The runs of the last problem
@@ -197,7 +200,9 @@ def greedy_runs(
         return _last_runs[1]
     arrays = problem_arrays(problem)
     if workers is None:
-        workers = min(GREEDY_WORKERS, os.cpu_count() or 1)
+        workers = 1
+        if len(arrays.sizes) >= GREEDY_THREADS_FROM:
+            workers = min(GREEDY_WORKERS, os.cpu_count() or 1)
     if not (arrays.regular and kernels.worth_compiling(len(arrays.sizes))):
         workers = 1  # the plain scan holds the GIL: threads would only take turns
     orders: dict[str, np.ndarray] = {}
