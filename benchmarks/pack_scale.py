@@ -11,7 +11,10 @@ benchmarks/challenging, fetched by you outside this repository), and generated
 ones: `concat-N`, A-F repeated one after another in time until N buffers
 (independent partitions; every part's optimum is known or below A's, so the
 whole's optimum is 1048576), and `overlay-N`, two such chains in opposite
-orders sharing one time axis (optimum unknown). With G-K present, the
+orders sharing one time axis (optimum unknown), listed one chain after the
+other, and the same buffers listed by start time (`overlay-N-by-start`) and
+in a shuffled order (`overlay-N-shuffled`, a fixed seed): the planner must not
+depend on the order of the file. With G-K present, the
 concatenations A+B, A+B+C+D and C+K+J are added.
 
 Columns: buffers; the lower bound; `memplan.pack.plan` (greedy, ten
@@ -29,6 +32,7 @@ A-K: its median wall time fitting the file's capacity beside that of a whole
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import time
@@ -72,6 +76,14 @@ def overlay(first: Problem, second: Problem) -> Problem:
                       for b in second.buffers)])
 
 
+def reordered(buffers: tuple[Buffer, ...]) -> list[tuple[str, list[Buffer]]]:
+    """The same buffers by start time, and shuffled (a fixed seed)."""
+    shuffled = list(buffers)
+    random.Random(0).shuffle(shuffled)
+    return [("by-start", sorted(buffers, key=lambda b: (b.start, b.end, b.id))),
+            ("shuffled", shuffled)]
+
+
 def chain(parts: list[Problem], n: int) -> list[Problem]:
     """Parts taken in turn until they hold at least n buffers."""
     out: list[Problem] = []
@@ -101,7 +113,11 @@ def instances(args: argparse.Namespace) -> list[tuple[str, Problem, int | None]]
             concat = concatenate(parts)
             found.append((f"concat-{len(concat.buffers)}", concat, KNOWN_OPTIMA["A"]))
             reverse = concatenate(chain(base[::-1], n))
-            found.append((f"overlay-{2 * len(concat.buffers)}", overlay(concat, reverse), None))
+            both = overlay(concat, reverse)
+            name = f"overlay-{2 * len(concat.buffers)}"
+            found.append((name, both, None))
+            found.extend((f"{name}-{how}", Problem(buffers), None)
+                         for how, buffers in reordered(both.buffers))
         for names in ("AB", "ABCD", "CKJ"):
             if all(k in named for k in names):
                 known = max(KNOWN_OPTIMA.get(k, 0) for k in names)

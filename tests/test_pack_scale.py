@@ -151,6 +151,29 @@ def test_partitions_are_solved_apart_and_the_peak_is_the_highest_part(case):
     assert result.peak == max(r.peak for r in alone)
 
 
+@given(problems(max_buffers=12), st.integers(2, 4), st.randoms(use_true_random=False))
+@settings(max_examples=40, deadline=None)
+def test_a_repeated_part_has_one_signature_whatever_the_order_of_its_buffers(part, copies, rng):
+    # Copies of one part in time, the whole list shuffled: still one part
+    # signature (identical parts share one solve), and the plan merged back
+    # from that shared solve is valid for every copy.
+    from memplan.pack.exact import solve_exact
+    from memplan.pack.parts import split
+
+    if any(b.offset is not None for b in part.buffers):
+        part = Problem([Buffer(b.id, b.start, b.end, b.size, b.alignment) for b in part.buffers])
+    span = max(b.end for b in part.buffers) - min(b.start for b in part.buffers)
+    buffers = [Buffer(f"{k}.{b.id}", b.start + k * span, b.end + k * span, b.size, b.alignment)
+               for k in range(copies) for b in part.buffers]
+    rng.shuffle(buffers)
+    whole = Problem(buffers)
+    parts = split(whole)
+    assert len({p.signature() for p in parts}) == len({p.signature() for p in split(part)})
+    result = solve_exact(whole, minimize=True, time_limit=60)
+    validate(whole, result.solution, check_capacity=False)
+    assert result.peak == solve_exact(part, minimize=True, time_limit=60).peak
+
+
 def test_time_limit_bounds_the_whole_run():
     from memplan.pack import read_problem
     from memplan.pack.planner import plan_exact

@@ -148,8 +148,8 @@ def _greedy(problem: Problem, parts: list[Part], deadline: float) -> Solution:
     for part in parts:
         key = part.signature()
         if key not in done:
-            done[key] = pack_heuristic(part.problem, deadline)
-        plans.append(done[key])
+            done[key] = part.shared(pack_heuristic(part.problem, deadline))
+        plans.append(part.own(done[key]))
     names = {plan.strategy for plan in plans}
     strategy = names.pop() if len(names) == 1 else "best per partition"
     return Solution(merge(len(problem.buffers), parts, plans), strategy)
@@ -172,7 +172,8 @@ def _by_parts(
         status = _fit_groups(groups, capacity, started, deadline, workers, on_progress)
     nodes = sum(group.nodes for group in groups)
     if known is not None:
-        known.update((group.key, (group.plan, group.bound)) for group in groups)
+        known.update((group.key, (parts[group.members[0]].shared(group.plan), group.bound))
+                     for group in groups)
     bound = _round_up(max((group.bound for group in groups), default=0), grain)
     if status == SolveStatus.INFEASIBLE:
         return ExactResult(None, status, None, bound, time.perf_counter() - started, nodes)
@@ -186,8 +187,9 @@ def _by_parts(
             status = SolveStatus.FEASIBLE
     plans = [Solution(())] * len(parts)
     for group in groups:
+        shared = parts[group.members[0]].shared(group.plan)
         for k in group.members:
-            plans[k] = group.plan
+            plans[k] = parts[k].own(shared)
     offsets = merge(len(problem.buffers), parts, plans)
     strategy = "exact"
     if offsets == tuple(initial.offsets):
@@ -231,7 +233,7 @@ class _Group:
         self.nodes = self.run.nodes
 
 
-# Parts solved earlier: signature -> (best plan, proven bound).
+# Parts solved earlier: signature -> (best plan in canonical order, proven bound).
 _Known = dict[tuple, tuple[Solution, int]]
 
 
@@ -246,7 +248,8 @@ def _groups(parts: list[Part], initial: Solution, known: _Known | None) -> list[
         group = _Group(key, [k], part.problem, plan, plan.peak(part.problem),
                        lower_bound(part.problem))
         if known is not None and key in known:
-            earlier, bound = known[key]
+            shared, bound = known[key]
+            earlier = part.own(shared)
             group.bound = max(group.bound, bound)
             if earlier.peak(part.problem) < group.peak:
                 group.plan, group.peak = earlier, earlier.peak(part.problem)

@@ -9,6 +9,7 @@ a shift in time, and identical parts share one solve.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -24,11 +25,34 @@ class Part:
     def restrict(self, offsets: tuple[int, ...] | list[int]) -> Solution:
         return Solution(tuple(int(offsets[i]) for i in self.indices.tolist()))
 
-    def signature(self) -> tuple:
-        """Equal for parts that differ only by a shift in time (and buffer ids)."""
+    @cached_property
+    def _canonical(self) -> list[int]:
+        """The part's buffers by (start, end, size, alignment, pin): repeated parts
+        are recognised, and share plans, whatever order the input lists them in
+        (shuffled, overlay-20016's eight equal parts were eight distinct ones)."""
         shift = min(b.start for b in self.problem.buffers)
-        return tuple((b.start - shift, b.end - shift, b.size, b.alignment, b.offset)
-                     for b in self.problem.buffers)
+        keys = [(b.start - shift, b.end - shift, b.size, b.alignment,
+                 -1 if b.offset is None else b.offset) for b in self.problem.buffers]
+        return sorted(range(len(keys)), key=keys.__getitem__)
+
+    def signature(self) -> tuple:
+        """Equal for parts that differ only by a shift in time, buffer ids and order."""
+        shift = min(b.start for b in self.problem.buffers)
+        buffers = self.problem.buffers
+        return tuple((buffers[i].start - shift, buffers[i].end - shift, buffers[i].size,
+                      buffers[i].alignment, buffers[i].offset) for i in self._canonical)
+
+    def shared(self, solution: Solution) -> Solution:
+        """This part's plan in canonical order: the form parts with one signature share."""
+        return Solution(tuple(solution.offsets[i] for i in self._canonical), solution.strategy,
+                        solution.notes)
+
+    def own(self, shared: Solution) -> Solution:
+        """A plan in canonical order (`shared`) in this part's own order."""
+        offsets = [0] * len(shared.offsets)
+        for i, offset in zip(self._canonical, shared.offsets, strict=True):
+            offsets[i] = offset
+        return Solution(tuple(offsets), shared.strategy, shared.notes)
 
 
 def split(problem: Problem) -> list[Part]:
