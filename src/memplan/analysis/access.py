@@ -89,10 +89,12 @@ def _function_accesses(func: FunctionOps, path: str) -> list[Access]:
     fn = func.func
     name = symbol_name(fn)
     found: list[Access] = []
-    for index, arg in enumerate(fn.regions[0].blocks[0].arguments):
+    arguments = fn.regions[0].blocks[0].arguments
+    where = source_loc(fn, path) if len(arguments) else None
+    for index, arg in enumerate(arguments):
         uses = value_uses(arg)
         found.append(Access("argument", f"%arg{index}", name, str(arg.type), uses.reads,
-                            bool(uses.writers), source_loc(fn, path)))
+                            bool(uses.writers), where))
     for op in func.named(ops.CONSTANT_OPS):
         if is_ranked_tensor(op.results[0]):
             uses = value_uses(op.results[0])

@@ -278,8 +278,11 @@ class _Sizer:
         self.unknown_types: set[str] = set()  # element types with no known size
 
     def bytes(self, value: ir.Value) -> int | None:
-        dims = [self.extent(value, d) for d in range(len(shape_of(value.type)))]
-        element = shaped_element_bytes(value.type)
+        type_ = value.type
+        shape = shape_of(type_)
+        dims = [self.extent(value, d) if shape[d] is None else shape[d]
+                for d in range(len(shape))]
+        element = shaped_element_bytes(type_)
         if element is None:
             self.unknown_types.add(str(ir.ShapedType(value.type).element_type))
             return 0
@@ -378,6 +381,8 @@ def _estimate_function(func: FunctionOps, path: str, at: Mapping[str, int],
         if name in ops.CALL_OPS:
             callees.append(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
             continue
+        if name not in _COSTED and not name.startswith("linalg."):
+            continue  # most ops cost nothing: skip the call
         for kind, size, why in _op_costs(op, name, sizer, immutable):
             estimate.items.append(CopyItem(kind, size, name, source_loc(op, path), why))
     estimate.bound = sizer.bound
@@ -385,9 +390,14 @@ def _estimate_function(func: FunctionOps, path: str, at: Mapping[str, int],
     return estimate, callees
 
 
+# The ops `_op_costs` may charge, besides linalg's.
+_COSTED = frozenset({"tensor.concat", "tensor.extract", "tensor.insert_slice"}) | ops.RETURN_OPS
+
+
 def _op_costs(op: ir.Operation, name: str, sizer: _Sizer, immutable: set[str]
               ) -> list[tuple[str, int | None, str]]:
-    """(kind, bytes, why) of the transients and copies `op` (named `name`) implies."""
+    """(kind, bytes, why) of the transients and copies `op` (named `name`) implies (nothing
+    for an op whose name is not in `_COSTED` or linalg's)."""
     if name == "tensor.concat":
         if all(None not in shape_of(v.type) for v in op.operands):
             # RoPE's cat(-x2, x1): IREE 3.13 fuses a static concat and its producers into

@@ -39,7 +39,7 @@ class CheckContext:
     @cached_property
     def function_targets(self) -> FunctionTargets:
         """Each function's limits: the preset, what the IR says, the command line."""
-        return function_targets(self.chunks, self.target, self.overrides)
+        return function_targets(self.chunks, self.target, self.overrides, self.function_ops)
 
     def target_for(self, a: Allocation) -> FunctionTarget:
         return self.function_targets.of(a.chunk, a.function)

@@ -64,12 +64,25 @@ def destination_operands(op: ir.Operation | ir.OpView) -> list[int]:
     """Operand numbers that op writes in place (its DPS destinations)."""
     name = op.operation.name
     if is_linalg_structured(op):
+        segments = _ins_outs(op.operation)
+        if segments is not None:
+            return list(range(segments[0], segments[0] + segments[1]))
         view = op.opview
         n_in = len(view.inputs)
         return list(range(n_in, n_in + len(view.outputs)))
     if name in _DEST_OPERAND:
         return [_DEST_OPERAND[name][0]]
     return []
+
+
+def _ins_outs(op: ir.Operation) -> tuple[int, int] | None:
+    """(inputs, outputs) of a linalg op from its operand segments, as its OpView's getters
+    read them (without building the OpView and the operand lists); None when the op has
+    other operand groups as well."""
+    if "operandSegmentSizes" not in op.attributes:
+        return None
+    segments = ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])
+    return (segments[0], segments[1]) if len(segments) == 2 else None
 
 
 def is_destination(use: ir.OpOperand) -> bool:

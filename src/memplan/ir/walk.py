@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from iree.compiler import ir
 
@@ -30,13 +31,17 @@ def walk(op: ir.Operation | ir.OpView) -> list[ir.Operation]:
     rewrite the IR while they go through the list, and a walk costs one Python call per op.
     """
     found: list[ir.Operation] = []
+    append = found.append  # the callback runs once per op: no lookups in it
 
     def visit(inner: ir.Operation) -> ir.WalkResult:
-        found.append(inner)
-        return ir.WalkResult.ADVANCE
+        append(inner)
+        return _ADVANCE
 
-    op.operation.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    op.operation.walk(visit, walk_order=_PRE_ORDER)
     return found[1:]  # the first is `op` itself
+
+
+_ADVANCE, _PRE_ORDER = ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER
 
 
 def has_body(op: ir.Operation) -> bool:
@@ -76,7 +81,28 @@ class FunctionOps:
 
     def named(self, kinds: Collection[str]) -> list[ir.Operation]:
         """Its ops whose name is in `kinds`, in walk order."""
-        return [op for op, name in zip(self.ops, self.names, strict=True) if name in kinds]
+        by_name = self._positions
+        if len(kinds) < len(by_name):
+            groups = [by_name[kind] for kind in kinds if kind in by_name]
+        else:
+            groups = [where for name, where in by_name.items() if name in kinds]
+        if not groups:
+            return []
+        where = groups[0] if len(groups) == 1 else sorted(i for g in groups for i in g)
+        return [self.ops[i] for i in where]
+
+    @cached_property
+    def _positions(self) -> dict[str, list[int]]:
+        """Each op name's positions in `ops`, ascending: every check asks `named`, and a
+        function holds few distinct names."""
+        found: dict[str, list[int]] = {}
+        for i, name in enumerate(self.names):
+            where = found.get(name)
+            if where is None:
+                found[name] = [i]
+            else:
+                where.append(i)
+        return found
 
 
 def function_ops(module: ir.Module | ir.Operation) -> list[FunctionOps]:
@@ -158,7 +184,10 @@ class OpOrder:
         return OpOrder({op: index for index, op in enumerate(walk(func))})
 
     def end_of(self, op: ir.Operation) -> int:
-        # Asked for few ops (the ancestors of a buffer's users): one walk of each subtree.
+        # Asked for few ops (the ancestors of a buffer's users): one walk of each subtree,
+        # none for an op without regions (most users).
+        if not op.regions:
+            return self.position[op] + 1
         if op not in self._end:
             self._end[op] = self.position[op] + 1 + len(walk(op))
         return self._end[op]

@@ -9,12 +9,12 @@ remembers where it came from, so reports can say which applied.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..ir import MlirChunk
 from ..ir.target_attrs import Found, IrLimits, ir_limits
-from ..ir.walk import functions, symbol_name
+from ..ir.walk import FunctionOps, functions, symbol_name
 from .model import StackSpace, Target, WorkgroupSpace
 
 
@@ -84,13 +84,20 @@ class FunctionTargets:
 
 
 def function_targets(chunks: Sequence[MlirChunk], target: Target,
-                     overrides: LimitOverrides = LimitOverrides()) -> FunctionTargets:
-    """Each function's limits: the preset, what the IR says for it, the command line."""
+                     overrides: LimitOverrides = LimitOverrides(),
+                     funcs: Callable[[MlirChunk], Sequence[FunctionOps]] | None = None
+                     ) -> FunctionTargets:
+    """Each function's limits: the preset, what the IR says for it, the command line
+    (`funcs`: a chunk's `function_ops`, when the caller has them)."""
     found = {}
+    applied: dict[IrLimits, FunctionTarget] = {}  # most functions state nothing, alike
     for chunk in chunks:
-        for func in functions(chunk.module):
-            found[(chunk.index, symbol_name(func))] = apply_limits(target, ir_limits(func),
-                                                                    overrides)
+        for func in functions(chunk.module) if funcs is None else \
+                [f.func for f in funcs(chunk)]:
+            stated = ir_limits(func)
+            if stated not in applied:
+                applied[stated] = apply_limits(target, stated, overrides)
+            found[(chunk.index, symbol_name(func))] = applied[stated]
     return FunctionTargets(target, found)
 
 

@@ -44,6 +44,8 @@ from ..ir.walk import functions, ssa_name, walk
 from .rewrite_report import RewriteReport
 
 REWRITTEN, REFUSED = "constant-destination", "constant-destination-refused"
+# The ops `is_constant` may say yes to, picked by name first.
+_MAYBE_CONSTANT = ops.CONSTANT_OPS | ops.GLOBAL_LOAD_OPS
 
 
 
@@ -55,8 +57,8 @@ def rewrite_constant_destinations(module: ir.Module, path: str = "<input>") -> R
     with module.context:
         for fn in functions(module):
             # Collect first: rewriting erases and creates ops under the walk.
-            constants = [op.opview for op in walk(fn)
-                         if is_constant(op, immutable) and is_ranked_tensor(op.results[0])]
+            constants = [op.opview for op in walk(fn) if op.name in _MAYBE_CONSTANT
+                         and is_constant(op, immutable) and is_ranked_tensor(op.results[0])]
             for op in constants:
                 _rewrite_users(op, path, report)
     return report

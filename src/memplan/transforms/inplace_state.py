@@ -64,14 +64,24 @@ def rewrite_inplace_state(module: ir.Module, path: str = "<input>") -> RewriteRe
     report = RewriteReport()
     with module.context:
         for fn in functions(module):
-            found = walk(fn)
+            found = _roots(fn)
             for form in _FORMS:
                 rewrites = len(report.rewritten)
-                for root in [op.opview for op in found if op.name == form.root]:
+                for root in found[form.root]:
                     _rewrite_one(form, root, path, report)
                 if len(report.rewritten) > rewrites:
-                    found = walk(fn)  # the next form must not see ops this one erased
+                    found = _roots(fn)  # the next form must not see ops this one erased
     return report
+
+
+def _roots(fn: ir.Operation) -> dict[str, list[ir.OpView]]:
+    """The ops of `fn` each form is rooted at, by root name, in walk order."""
+    found: dict[str, list[ir.OpView]] = {form.root: [] for form in _FORMS}
+    for op in walk(fn):
+        roots = found.get(op.name)
+        if roots is not None:
+            roots.append(op.opview)
+    return found
 
 
 @dataclass(frozen=True)
