@@ -119,7 +119,10 @@ def run(args: argparse.Namespace) -> int:
     check_assumptions([a for a in assumptions if isinstance(a, Assumption)], chunks)
     originals = clone_chunks(chunks) if args.check_state or args.check_run else []
     report = run_pipeline(chunks, passes, PassContext(target, tuple(assumptions)))
-    text = print_chunks(chunks, keep_locations=args.keep_locations)
+    # Printing a large file costs about what parsing it did: a rewrite that fails with an
+    # output file given is printed for no one, so it is printed only when something reads it.
+    early = bool(not args.output or args.check_run or args.check_state)
+    text = print_chunks(chunks, keep_locations=args.keep_locations) if early else None
     if args.check_state:
         check_state(args, originals, chunks)
     differs = check_run(originals, text, run_values) if args.check_run else False
@@ -146,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
         outputs.abandon("the rewritten program computes different results" if differs
                         else "the rewrite reported errors (above)")
         return 1
+    if text is None:
+        text = print_chunks(chunks, keep_locations=args.keep_locations)
     outputs.provide_text(args.output, text)
     outputs.commit()
     return 0
