@@ -125,6 +125,15 @@ def test_opt_writes_output_whole_and_leaves_input(tmp_path, capsys):
     assert code == 2 and "refusing to overwrite the input file" in err
 
 
+def test_opt_output_file_holds_what_stdout_shows(tmp_path, capsys):
+    """With -o the rewritten text is printed only once the run has succeeded: the same text."""
+    source = EXAMPLES / "constant_outs.mlir"
+    code, shown, _ = run_cli(["opt", str(source), "--target", "x86_64"], capsys)
+    out = tmp_path / "out.mlir"
+    assert run_cli(["opt", str(source), "--target", "x86_64", "-o", str(out)], capsys)[0] == 0
+    assert code == 0 and "linalg.fill" in shown and out.read_text() == shown
+
+
 def test_immutable_global_destination_becomes_a_read_only_input():
     ch, report = rewritten(DATA / "immutable_global_outs.mlir")
     assert report.rewritten[0].message.startswith("constant %bias as destination: now a "

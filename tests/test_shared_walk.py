@@ -20,6 +20,7 @@ from memplan.analysis.devices import device_uses
 from memplan.errors import InputError
 from memplan.ir import load_mlir
 from memplan.ir.ops import ALLOCATION_OPS, CONSTANT_OPS, FUNCTION_OPS, GLOBAL_OPS
+from memplan.ir.tensor_ops import destination_operands, is_linalg_structured
 from memplan.ir.walk import function_ops, functions, ops_named, walk
 from memplan.pack import plan
 from memplan.place.budgets import pack_allocations
@@ -49,6 +50,13 @@ def test_shared_walk_gives_what_each_walk_gives(path: Path) -> None:
         for f in funcs:
             assert _where(f.ops) == _where(walk(f.func))
             assert f.names == [op.name for op in f.ops]
+            # `named` reads a per-function index of names: fewer kinds than names, more
+            # kinds than names, one kind, none, and kinds the function does not hold.
+            distinct = sorted(set(f.names))
+            for kinds in ({distinct[0]} if distinct else set(), set(distinct[::2]),
+                          set(distinct) | set(ALLOCATION_OPS), {"no.such_op"}, set()):
+                assert f.named(kinds) == [op for op, name in zip(f.ops, f.names, strict=True)
+                                          if name in kinds]
         everything = walk(chunk.module.operation)
         for kinds in (ALLOCATION_OPS, CONSTANT_OPS | FUNCTION_OPS | GLOBAL_OPS):
             assert _where(ops_named(chunk.module, kinds, funcs)) == \
@@ -93,3 +101,16 @@ def test_one_buffer_packs_as_the_packer_would(allocations, capacity) -> None:
     assert ours.solution.offsets == packer.solution.offsets
     assert (ours.peak, ours.lower_bound, ours.fits) == \
         (packer.peak, packer.lower_bound, packer.fits)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_linalg_destinations_from_operand_segments(path: Path) -> None:
+    """`destination_operands` reads a linalg op's ins/outs from its operand segments: the
+    operands its OpView's `outputs` name."""
+    for chunk in _chunks(path):
+        for op in walk(chunk.module.operation):
+            if is_linalg_structured(op):
+                view = op.opview
+                first = len(view.inputs)
+                assert destination_operands(op) == list(range(first,
+                                                              first + len(view.outputs)))

@@ -122,10 +122,13 @@ def allocation_ops(func: ir.Operation) -> list[ir.Operation]:
     return [op for op in walk(func) if op.name in ALLOCATION_OPS]
 
 
-def dynamic_size_operands(op: ir.Operation) -> list[ir.Value]:
-    """The size operands of an allocation, one per dynamic dim, in dim order."""
-    count = sum(1 for d in shape_of(op.results[0].type) if d is None)
-    return list(op.operands)[:count]
+def dynamic_size_operands(op: ir.Operation, shape: Sequence[int | None] | None = None
+                          ) -> list[ir.Value]:
+    """The size operands of an allocation, one per dynamic dim, in dim order (`shape`: its
+    result's, when the caller has it)."""
+    count = sum(1 for d in (shape_of(op.results[0].type) if shape is None else shape)
+                if d is None)
+    return list(op.operands)[:count] if count else []
 
 
 def take_census(chunk: MlirChunk, assumptions: Sequence[Assumption] = (),
@@ -165,8 +168,9 @@ def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str,
     if name in LLVM_ALLOCATION_OPS:
         shape, elem_type, sizes = _llvm_alloca_shape(op, facts.ranges)
     else:
-        shape, elem_type = shape_of(type_), ir.ShapedType(type_).element_type
-        sizes = dynamic_size_operands(op)
+        shaped = ir.ShapedType(type_)
+        shape, elem_type = shape_of(shaped), shaped.element_type
+        sizes = dynamic_size_operands(op, shape)
     elem_bytes = element_bytes(elem_type)
     dim_bounds, reason = bound_dims(shape, sizes, facts.ranges)
     exact = bound = None
