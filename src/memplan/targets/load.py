@@ -26,7 +26,7 @@ T = TypeVar("T")
 
 _PRESET_PACKAGE = "memplan.targets.presets"
 _SPACE_KEYS = {"stack", "workgroup", "pools", "heap"}
-_TOP_LEVEL_KEYS = {"name", "description", "devices"} | _SPACE_KEYS
+_TOP_LEVEL_KEYS = {"name", "description", "devices", "tvm_target"} | _SPACE_KEYS
 
 
 def list_presets() -> list[str]:
@@ -111,6 +111,7 @@ def parse_target(text: str, path: str) -> Target:
                     for i, table in enumerate(reader.tables(data, "pools"))),
         heap=reader.section(data, "heap", _heap),
         source=path,
+        tvm_target=reader.string(data, "tvm_target", "") if "tvm_target" in data else None,
     )
     _check_consistency(reader, target)
     return _default_reach(target)

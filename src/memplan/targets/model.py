@@ -57,6 +57,9 @@ class Target:
     pools: tuple[Pool, ...] = field(default_factory=tuple)
     heap: Heap | None = None
     source: str = ""  # file the description came from
+    # What TVM builds for on this target (`tvm.target.Target(tvm_target)`), e.g.
+    # "c -mcpu=cortex-m4"; None where memplan knows no TVM target for it.
+    tvm_target: str | None = None
 
     @property
     def default_device(self) -> str:
