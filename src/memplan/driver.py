@@ -115,7 +115,8 @@ def plan_model(path: str, *, runtime: str | None = None,
 
     if fe.plans_in_hook:
         view, written = fe.lower(view, planner)
-        arenas = tuple(collected)
+        # The runtime plans each graph in turn, the top one last: keep each arena's last.
+        arenas = tuple({a.name: a for a in collected}.values())
     else:
         arenas = tuple(p for arena in view.arenas for p in planner(arena))
         written = fe.write(view, {a.name: a.offsets for a in arenas}) if options.write else None
@@ -139,13 +140,16 @@ def plan_arena(arena: Arena, *, target: Target | None = None, splits: bool = Fal
         if any(b.size is None for b in group):
             raise InputError(arena.name, f"buffer {group[0].name} has no proven size bound "
                              f"({group[0].unbounded or 'unknown'})")
-    if not (splits and target is not None and target.pools):
-        alignment = arena.alignment
-        if target is not None and target.pools:
-            alignment = max(alignment, target.pools[0].alignment)
-        capacity = target.pools[0].capacity if target is not None and target.pools else None
-        return [_pack_space(arena, arena.name, groups, alignment, capacity, None, ())]
-    return _split_arena(arena, groups, target, time_limit)
+    pools = target.pools if target is not None else ()
+    if splits and pools and not all(b.pinned is not None and target.pool(b.pinned) is None
+                                    for b in arena.buffers):
+        return _split_arena(arena, groups, target, time_limit)
+    if splits or not pools:  # an arena of its own (pinned outside the pools), or no target
+        return [_pack_space(arena, arena.name, groups, arena.alignment, None, None, (),
+                            time_limit)]
+    # A runtime with one arena on a target: the arena goes in the first pool.
+    return [_pack_space(arena, arena.name, groups, max(arena.alignment, pools[0].alignment),
+                        pools[0].capacity, None, (), time_limit)]
 
 
 def _split_arena(arena: Arena, groups: list[list[BufferRequest]], target: Target,
