@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("executorch")
 
 from executorch.exir.tensor import TensorSpec  # noqa: E402
+from model_json import validate_plan_json  # noqa: E402
 
 from memplan.cli import main  # noqa: E402
 from memplan.models.executorch import (  # noqa: E402
@@ -266,13 +267,17 @@ def saved_model(tmp_path_factory):
 
 
 def test_plan_command_json_and_program(saved_model, tmp_path, capsys):
-    out = tmp_path / "convnet.pte"
-    assert main(["plan", str(saved_model), "--json", "-o", str(out)]) == 0
-    data = json.loads(capsys.readouterr().out)
+    out, plot = tmp_path / "convnet.pte", tmp_path / "layout.svg"
+    assert main(["plan", str(saved_model), "--json", "-o", str(out), "--check-run",
+                 "--plot", str(plot)]) == 0
+    data = json.loads(capsys.readouterr().out)  # one document: the check is inside it
+    validate_plan_json(data)
     [arena] = data["arenas"]
-    assert arena["memplan"] == arena["lower_bound"] <= arena["executorch"]
-    assert data["executorch_planner"] == "executorch greedy"
-    assert any(t["op"] == "permute_copy" for t in data["tensors"])
+    assert arena["memplan"] == arena["lower_bound"] <= arena["runtime"]
+    assert data["runtime_planner"] == "executorch greedy"
+    assert data["check"]["ran"] and data["check"]["identical"]
+    assert any(t.get("op") == "permute_copy" for t in data["tensors"])
+    assert plot.read_bytes().startswith(b"<?xml")
     exported = torch.export.load(str(saved_model))
     inputs = random_inputs(exported, seed=5)
     assert identical(run(out.read_bytes(), inputs),
@@ -283,9 +288,12 @@ def test_plan_command_target_and_budget(saved_model, capsys):
     assert main(["plan", str(saved_model), "--target", "cortex-m55+ethos-u55", "--summary"]) == 0
     text = capsys.readouterr().out
     assert "executorch banked_greedy" in text and "sram" in text
-    assert main(["plan", str(saved_model), "--budget", "1000", "--summary"]) == 1
+    plot = saved_model.parent / "over.svg"
+    assert main(["plan", str(saved_model), "--budget", "1000", "--summary",
+                 "--plot", str(plot)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "over the budget of 1,000 B; no plan can" in err[0]
+    assert not plot.exists()  # nothing written on failure
 
 
 def zip_without_program() -> bytes:

@@ -226,7 +226,7 @@ def _fresh_symbol(module: ir.Module, base: str) -> str:
     return name
 
 
-def _peak(placement: Placement, space: str, function: str | None) -> int:
+def _peak(placement: MlirPlacement, space: str, function: str | None) -> int:
     return next(u.peak for u in placement.usage if u.space == space and u.function == function)
 
 
