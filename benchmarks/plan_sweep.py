@@ -51,7 +51,7 @@ def sweep_one(path: Path, tmp: Path, check_run: bool, time_limit: float,
             ",".join(a["status"] for a in arenas) or "-",
             "yes" if plot.exists() else "no",
             {True: "identical", False: "DIFFER"}.get(check.get("identical"), "-"),
-            (line[-1][:110] if line else "")]
+            (line[-1].split(": ", 2)[-1][:100] if line else "")]
 
 
 def main() -> None:
