@@ -2,6 +2,7 @@
 the schema, the plot written, and with --check-run the runtime's verdict in one line.
 
     python benchmarks/plan_sweep.py MODEL... [--check-run] [--time-limit S] [--target T]
+                                    [--dim NAME=N]
 
 Prints one row per model: exit status, whether stdout was one JSON document valid against
 `report/plan_schema.json`, arenas, memplan's and the runtime's totals, the proof of each
@@ -24,14 +25,14 @@ WRITES = {".tflite": ".tflite", ".pt2": ".pte"}
 
 
 def sweep_one(path: Path, tmp: Path, check_run: bool, time_limit: float,
-              target: str | None) -> list[object]:
+              target: str | None, dims: list[str]) -> list[object]:
     plot = tmp / f"{path.stem}.svg"
     command = [sys.executable, "-m", "memplan", "plan", str(path), "--json", "--plot", str(plot),
                "--time-limit", str(time_limit)]
     if target:
         command += ["--target", target]
-    if path.suffix == ".onnx":
-        command += ["--dim", "batch=1"]
+    for dim in dims:
+        command += ["--dim", dim]
     out = WRITES.get(path.suffix)
     if check_run and out:
         command += ["-o", str(tmp / f"{path.stem}{out}"), "--check-run"]
@@ -60,12 +61,14 @@ def main() -> None:
     parser.add_argument("--check-run", action="store_true")
     parser.add_argument("--time-limit", type=float, default=2.0)
     parser.add_argument("--target")
+    parser.add_argument("--dim", action="append", default=[], help="NAME=N for .onnx models")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for path in args.models:
+            dims = args.dim if path.suffix == ".onnx" else []
             rows.append(sweep_one(path, Path(tmp), args.check_run, args.time_limit,
-                                  args.target))
+                                  args.target, dims))
             print(f"  {path.name}: exit {rows[-1][1]}", file=sys.stderr)
     print(format_table(["model", "exit", "schema", "arenas", "memplan", "runtime", "status",
                         "plot", "check", "stderr"], rows))
