@@ -131,7 +131,7 @@ class MemplanAlgorithm:
     keeps the best of memplan's, ExecuTorch's and the placement's plans). `time_limit`
     bounds the exact solver per arena (None or 0: heuristics only). After a call,
     `arenas` and `spills` say what was done (appended per graph, submodules first;
-    `top_arenas` are the top graph's), and `buffers` the top graph's requests.
+    `top_arenas` are the top graph's), and `specs` the top graph's specs by buffer key.
     """
 
     def __init__(self, *, time_limit: float | None = 10.0,
@@ -147,6 +147,7 @@ class MemplanAlgorithm:
         self.arenas: list[ArenaPlan] = []
         self.spills: list[Spill] = []
         self.views: list[tuple[int, Arena]] = []  # (call, what it asked the planner)
+        self.specs: dict[int, TensorSpec] = {}
         self.calls = 0
         # The suite names algorithms by __name__ when it compares them.
         self.__name__ = "memplan"
