@@ -68,8 +68,8 @@ class ArenaPool:
 
 
 @dataclass(frozen=True)
-class ArenaPlan:
-    """One arena of one graph, as the driver planned it."""
+class GraphArena:
+    """One arena of one graph (one call of the hook), as the driver planned it."""
 
     call: int  # which call planned it: submodules come first, the top graph last
     mem_id: int
@@ -144,7 +144,7 @@ class MemplanAlgorithm:
         if any(p.mem_id < 1 for p in self.pools):
             raise ValueError("arena 0 holds constants: pool mem_ids start at 1")
         self.planner = planner or self._plan_arena
-        self.arenas: list[ArenaPlan] = []
+        self.arenas: list[GraphArena] = []
         self.spills: list[Spill] = []
         self.views: list[tuple[int, Arena]] = []  # (call, what it asked the planner)
         self.specs: dict[int, TensorSpec] = {}
@@ -194,7 +194,7 @@ class MemplanAlgorithm:
                     offsets[spec_of[key]] = offset
                     arena_of[spec_of[key]] = mem_id
                 sizes[mem_id] = planned.size
-                self.arenas.append(ArenaPlan(self.calls, mem_id, planned))
+                self.arenas.append(GraphArena(self.calls, mem_id, planned))
                 self.spills += [_spill(s, spec_of[s.buffer.key]) for s in planned.spills]
         _resolve_storage_bases(specs, arena_of, offsets)
         self.calls += 1
@@ -212,7 +212,7 @@ class MemplanAlgorithm:
         return result
 
     @property
-    def top_arenas(self) -> list[ArenaPlan]:
+    def top_arenas(self) -> list[GraphArena]:
         return [a for a in self.arenas if a.call == self.calls - 1]
 
     # --- the adaptation to BufferRequest --------------------------------------------------
