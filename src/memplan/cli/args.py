@@ -154,15 +154,12 @@ def overrides_of(args: argparse.Namespace) -> LimitOverrides:
 
 
 def load_input(path: str) -> list[MlirChunk]:
-    """The file's modules. A torch-dialect export (iree-turbine, torch-mlir) is first lowered
-    by IREE's input conversion, as `iree-compile --compile-to=input` does; its diagnostics
-    then cite the converted text, named `PATH (input form)`."""
-    from ..ir.load import new_context, parse_chunks, read_mlir_text
-    from ..run.iree_exec import is_torch_dialect, to_input_form
+    """The file's modules (`api.read`); a torch-dialect export, lowered by IREE's input
+    conversion first, is said so on stderr."""
+    from ..api import read
 
-    text = read_mlir_text(path)
-    if not is_torch_dialect(text):
-        return parse_chunks(text, path, new_context())
-    print(f"memplan: {path}: torch dialect, lowered by IREE's input conversion first "
-          "(iree-compile --compile-to=input)", file=sys.stderr)
-    return parse_chunks(to_input_form(text, path), f"{path} (input form)", new_context())
+    loaded = read(path)
+    if loaded.lowered_from_torch:
+        print(f"memplan: {path}: torch dialect, lowered by IREE's input conversion first "
+              "(iree-compile --compile-to=input)", file=sys.stderr)
+    return loaded.chunks
