@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..analysis.census import Allocation
-from ..check.stack import describe_type
+from ..analysis.describe import describe_type
 from ..place.budgets import Budget
 from .diagnostics import Diagnostic, diagnostic_json
 from .table import format_table
