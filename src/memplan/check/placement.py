@@ -12,12 +12,12 @@
 
 from __future__ import annotations
 
+from ..analysis.describe import describe_type
 from ..diagnostic import Diagnostic
 from ..place.budgets import is_stack
 from ..place.requests import resolve_devices
 from ..place.workgroup import workgroup_diagnostics
 from .context import CheckContext
-from .stack import describe_type
 
 
 def check_workgroup(ctx: CheckContext) -> list[Diagnostic]:
