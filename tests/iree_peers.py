@@ -1,6 +1,6 @@
 """memplan beside IREE's own lit tests, split by split.
 
-    python benchmarks/iree_peers.py [--markdown]
+    python tests/iree_peers.py [--markdown]
 
 For every `// RUN:` line of the memref-level files in tests/data/peers/iree/
 (IREE's tests for the passes whose job memplan also does), every `// -----`
