@@ -35,7 +35,7 @@ from pathlib import Path
 
 from iree.compiler import ir
 
-from memplan.analysis.ranges import Range, eval_affine_map
+from memplan.analysis.intervals import Range, eval_affine_map
 from memplan.analysis.stream import stream_listing
 from memplan.cli import main as memplan_main
 from memplan.ir import load_mlir

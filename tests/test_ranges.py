@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from memplan.analysis.ranges import Assumption, Range, RangeAnalysis
+from memplan.analysis.assumptions import Assumption
+from memplan.analysis.intervals import Range
+from memplan.analysis.ranges import RangeAnalysis
 from memplan.cli.args import parse_assumption
 from memplan.errors import InputError
 from memplan.ir import parse_mlir

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..analysis.ranges import Assumption, VscaleBound, check_assumptions
+from ..analysis.assumptions import Assumption, VscaleBound, check_assumptions
 from ..ir import MlirChunk
 from ..targets import Target, load_target
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..errors import InputError
 
 if TYPE_CHECKING:  # the MLIR bindings load only for commands that read MLIR
-    from ..analysis.ranges import Assumption, VscaleBound
+    from ..analysis.assumptions import Assumption, VscaleBound
     from ..ir import MlirChunk
     from ..targets.applied import LimitOverrides
 
@@ -77,7 +77,7 @@ def parse_named_int(option: str, text: str, relations: Sequence[str], expected: 
 
 
 def parse_assumption(text: str) -> Assumption:
-    from ..analysis.ranges import Assumption
+    from ..analysis.assumptions import Assumption
     item = parse_named_int("--assume", text, ("<=", ">=", "=="),
                            "[@func:]ARG<=N, ARG>=N or ARG==N, ARG an argument's SSA name or "
                            "0-based position")
@@ -138,7 +138,7 @@ def positive_int(text: str) -> int:
 
 
 def assumptions_of(args: argparse.Namespace) -> list[Assumption | VscaleBound]:
-    from ..analysis.ranges import VscaleBound
+    from ..analysis.assumptions import VscaleBound
     """What the user told us of the program: argument bounds, and vscale's."""
     given: list[Assumption | VscaleBound] = [parse_assumption(text) for text in args.assume]
     if getattr(args, "vscale_max", None) is not None:

@@ -56,9 +56,9 @@ from collections.abc import Sequence
 from iree.compiler import ir
 from iree.compiler.dialects import arith, memref
 
+from ..analysis.assumptions import Assumption
 from ..analysis.census import FunctionFacts, allocation_ops, function_facts
 from ..analysis.hoist_plan import HoistDecision, HoistKind, anchor_of
-from ..analysis.ranges import Assumption
 from ..diagnostic import Diagnostic, Note
 from ..ir import MlirChunk, source_loc
 from ..ir.ops import (

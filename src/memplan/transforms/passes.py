@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ..analysis.ranges import Assumption
+from ..analysis.assumptions import Assumption
 from ..errors import InputError
 from ..ir import MlirChunk
 from ..place.model import Placement

@@ -36,8 +36,8 @@ from collections.abc import Sequence
 
 from iree.compiler import ir
 
+from ..analysis.assumptions import Assumption
 from ..analysis.census import take_census
-from ..analysis.ranges import Assumption
 from ..ir import MlirChunk
 from ..ir.ops import DEALLOCATION_OPS, MEMREF_ALLOCATION_OPS
 from ..ir.types import has_identity_layout
