@@ -263,6 +263,8 @@ def eval_affine_expr(expr: ir.AffineExpr, dims: Sequence[Range], syms: Sequence[
     if isinstance(e, ir.AffineModExpr):
         # Affine `mod` is always in [0, rhs - 1] for a positive rhs.
         if rhs.lo is not None and rhs.lo > 0 and rhs.hi is not None:
+            if lhs.is_exact and rhs.is_exact:
+                return Range.exact(lhs.lo % rhs.lo)  # type: ignore[operator]
             if lhs.lo is not None and lhs.lo >= 0 and lhs.hi is not None and lhs.hi < rhs.lo:
                 return lhs
             return Range(0, rhs.hi - 1)

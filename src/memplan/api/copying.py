@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..analysis.copies import estimate_copies, stream_counts
+from ..analysis.copies import estimate_copies
 from ..analysis.stream import StreamFunction, is_stream_level
 from ..analysis.stream import stream_listing as _stream_listing
+from ..analysis.stream_counts import stream_counts
 from ..ir import MlirChunk, clone_chunks, parse_mlir
 from ..ir.walk import FunctionOps
 from ..report.copies_report import CopyRow, Stage
