@@ -135,6 +135,7 @@ def test_the_table_reads_as_written(table) -> None:
     assert shared == {"errors", "diagnostic", "files", "limits"}
     assert by_layer["IR"].may_import == set()
     assert by_layer["analysis"].may_import == {"ir"}
+    assert by_layer["targets"].may_import == set()
     assert by_layer["placement"].units == {"place"}
     assert {"api", "report", "check", "transforms"} <= by_layer["CLI"].may_import
     assert "cli" not in by_layer["library"].may_import
