@@ -35,6 +35,7 @@ from collections.abc import Callable
 
 import torch
 
+from memplan.frontends.executorch import memplan_planner
 from memplan.models.executorch import pools_from_target
 from memplan.models.executorch_program import (
     Lowered,
@@ -120,7 +121,8 @@ def measure(name: str, time_limit: float, parts: tuple[str, ...] = PARTS) -> dic
     greedy = lower(exported, Planner.GREEDY)
     reference = run(greedy.program, inputs)
     if "arena" in parts:
-        ours = lower(exported, Planner.MEMPLAN, time_limit=time_limit)
+        ours = lower(exported, Planner.MEMPLAN, time_limit=time_limit,
+                     arena_planner=memplan_planner((), time_limit))
         row.update(
             tensors=sum(not t.aliased for t in greedy.tensors),
             bound=greedy.bound(), greedy=greedy.total, memplan=ours.total,
@@ -136,7 +138,8 @@ def measure(name: str, time_limit: float, parts: tuple[str, ...] = PARTS) -> dic
         # ExecuTorch's plan of the same fixed graph; the exported graph's outputs are
         # compared too, for information.
         fixed_greedy = lower(exported, Planner.GREEDY, graph_fixes=True)
-        fixed = lower(exported, Planner.MEMPLAN, time_limit=time_limit, graph_fixes=True)
+        fixed = lower(exported, Planner.MEMPLAN, time_limit=time_limit, graph_fixes=True,
+                      arena_planner=memplan_planner((), time_limit))
         fixed_outputs = run(fixed.program, inputs)
         row.update(
             exported_bound=greedy.bound(), fixed_bound=fixed.bound(),
@@ -151,7 +154,8 @@ def measure(name: str, time_limit: float, parts: tuple[str, ...] = PARTS) -> dic
         for key, planner in (("banked_greedy", Planner.BANKED_GREEDY),
                              ("banked_memplan", Planner.MEMPLAN)):
             try:
-                banked = lower(exported, planner, pools=pools, time_limit=time_limit)
+                banked = lower(exported, planner, pools=pools, time_limit=time_limit,
+                               arena_planner=memplan_planner(tuple(pools), time_limit))
             except Exception as err:  # both planners refuse a model that fits no pool
                 row[key] = {"error": str(err).splitlines()[0][:160]}
                 continue

@@ -39,7 +39,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from memplan.analysis.copies import stream_counts
+from memplan.analysis.stream_counts import stream_counts
 from memplan.ir import MlirChunk, parse_mlir
 from memplan.report.table import format_table
 from memplan.run.iree_exec import LoadedProgram, compile_to_stream, compile_to_vmfb, to_input_form

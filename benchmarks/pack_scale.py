@@ -4,9 +4,10 @@
                                     [--budget S] [--repeat N] [--sizes 1000,10000,60000]
                                     [--only NAME,...] [--minimalloc BINARY]
 
-Instances: the CSV files of --large (default ../shared/data/large beside the
-repository: idealloc's suite), minimalloc's A-F (--minimalloc-dir, default
-../shared/data/minimalloc) and G-K (--challenging: google/minimalloc's
+Instances: the CSV files of --large (idealloc's suite: cappadokes/idealloc's
+benchmarks/iopddl/G_1.csv and S_1.csv and benchmarks/somas_tensors/resnet50.csv, fetched
+by you outside this repository; none when the folder is absent), minimalloc's A-F
+(--minimalloc-dir, default tests/data/minimalloc) and G-K (--challenging: google/minimalloc's
 benchmarks/challenging, fetched by you outside this repository), and generated
 ones: `concat-N`, A-F repeated one after another in time until N buffers
 (independent partitions; every part's optimum is known or below A's, so the
@@ -43,8 +44,8 @@ from memplan.pack.planner import plan_exact
 from memplan.report.table import format_table
 
 ROOT = Path(__file__).resolve().parents[1]
-LARGE_DIR = ROOT.parent / "shared" / "data" / "large"
-MINIMALLOC_DIR = ROOT.parent / "shared" / "data" / "minimalloc"
+LARGE_DIR = ROOT.parent / "shared" / "data" / "large"  # where the project's machines keep them
+MINIMALLOC_DIR = ROOT / "tests" / "data" / "minimalloc"
 # Proven by memplan's exact solver (docs/solver.md, and this benchmark for G-K).
 KNOWN_OPTIMA = {"A": 1048576, "B": 1048576, "C": 1039360, "E": 1048576, "F": 1048576,
                 "G": 1048576, "H": 1048576, "I": 1048576, "K": 1048576}

@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from memplan.analysis.census import take_census
-from memplan.frontends.mlir_census import request_of
 from memplan.ir import MlirChunk, parse_mlir
+from memplan.mlir_requests import request_of
 from memplan.place import place
 from memplan.place.admission import AdmitGroup, admit_group_incremental
 from memplan.report.table import format_table

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memplan.cli.copies import copy_rows
+from memplan.api import copies as copy_rows
 from memplan.ir import load_mlir
 from memplan.report.table import format_table
 from memplan.run.iree_exec import CompileError, compile_to_vmfb

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from memplan.analysis.assumptions import Assumption
 from memplan.analysis.census import take_census
-from memplan.analysis.ranges import Assumption
 from memplan.ir import load_mlir
 from memplan.ir.source import source_argument_names
 from memplan.ir.walk import functions

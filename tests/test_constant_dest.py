@@ -6,7 +6,7 @@ import numpy as np
 from tensor_helpers import DATA, EXAMPLES, chunk, ops_named, run_cli
 
 from memplan.analysis.access import written_constants
-from memplan.analysis.copies import stream_counts
+from memplan.analysis.stream_counts import stream_counts
 from memplan.ir import load_mlir, parse_mlir, source_loc
 from memplan.report.diagnostics import format_diagnostic
 from memplan.run.iree_exec import LoadedProgram, compile_to_stream, compile_to_vmfb

@@ -6,7 +6,8 @@ import json
 
 from tensor_helpers import DATA, EXAMPLES, chunk, run_cli
 
-from memplan.analysis.copies import estimate_copies, stream_counts
+from memplan.analysis.copies import estimate_copies
+from memplan.analysis.stream_counts import stream_counts
 from memplan.ir import load_mlir, parse_mlir
 from memplan.run.iree_exec import compile_to_stream
 from memplan.transforms import rewrite_inplace_state

@@ -15,6 +15,7 @@ pytest.importorskip("executorch")
 from executorch.exir.tensor import TensorSpec  # noqa: E402
 
 from memplan.cli import main  # noqa: E402
+from memplan.frontends.executorch import memplan_planner  # noqa: E402
 from memplan.models.executorch import (  # noqa: E402
     ArenaPool,
     MemplanAlgorithm,
@@ -46,7 +47,8 @@ def graph(reserved: list[int] | None = None) -> SimpleNamespace:
 
 
 def plan(specs, reserved=None, alignment=16, padding=0, **options):
-    algo = MemplanAlgorithm(time_limit=5.0, **options)
+    algo = MemplanAlgorithm(time_limit=5.0, planner=memplan_planner(
+        tuple(options.get("pools") or ()), 5.0), **options)
     result = algo(alignment, specs, graph(reserved), None, padding)
     return algo, result
 
@@ -232,7 +234,8 @@ def greedy(exported):
 
 
 def test_memplan_plan_runs_bit_identically_and_is_no_larger(exported, greedy):
-    ours = lower(exported, Planner.MEMPLAN, time_limit=5.0)  # ExecuTorch's verifier ran
+    ours = lower(exported, Planner.MEMPLAN, time_limit=5.0,
+                 arena_planner=memplan_planner((), 5.0))  # ExecuTorch's verifier ran
     assert ours.total <= greedy.total
     assert sorted(t.bytes for t in ours.tensors) == sorted(t.bytes for t in greedy.tensors)
     for arena in ours.arenas:
@@ -248,7 +251,8 @@ def test_pools_plan_runs_bit_identically(exported, greedy):
         pytest.skip("a few hundred bytes of control flow: nothing to split")
     total = greedy.bound()
     pools = (ArenaPool("sram", 1, total // 3, 16), ArenaPool("dram", 2, 4 * total, 16))
-    ours = lower(exported, Planner.MEMPLAN, pools=pools, time_limit=5.0)
+    ours = lower(exported, Planner.MEMPLAN, pools=pools, time_limit=5.0,
+                 arena_planner=memplan_planner(tuple(pools), 5.0))
     assert len(ours.arena_sizes) == 3 and ours.arena_sizes[1] <= total // 3
     assert ours.spills and {t.mem_id for t in ours.tensors} == {1, 2}
     inputs = random_inputs(exported, seed=4)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from tensor_helpers import DATA, chunk, run_cli
 
-from memplan.analysis.copies import stream_counts
+from memplan.analysis.stream_counts import stream_counts
 from memplan.ir import load_mlir, parse_mlir
 from memplan.run.iree_exec import compile_to_stream, is_torch_dialect, to_input_form
 from memplan.run.state_compare import (

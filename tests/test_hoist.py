@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import shutil
 
+from memplan.analysis.assumptions import Assumption
 from memplan.analysis.census import take_census
-from memplan.analysis.ranges import Assumption
 from memplan.ir import load_mlir, source_loc
 from memplan.ir.print import print_chunks
 from memplan.ir.walk import functions, symbol_name, walk

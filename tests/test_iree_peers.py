@@ -1,14 +1,9 @@
-"""memplan agrees with IREE's own lit tests, split by split (benchmarks/iree_peers.py)."""
+"""memplan agrees with IREE's own lit tests, split by split (tests/iree_peers.py)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
+import iree_peers
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import iree_peers  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ from place_reference import admit_group_reference
 
 from memplan.analysis.census import Allocation
 from memplan.analysis.devices import DeviceUse
-from memplan.frontends.mlir_census import MlirPlacement, build_requests, request_of
 from memplan.ir import SourceLoc
+from memplan.mlir_requests import MlirPlacement, build_requests, request_of
 from memplan.place import place
 from memplan.targets import load_target
 

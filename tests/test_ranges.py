@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from memplan.analysis.ranges import Assumption, Range, RangeAnalysis
+from memplan.analysis.assumptions import Assumption
+from memplan.analysis.intervals import Range
+from memplan.analysis.ranges import RangeAnalysis
 from memplan.cli.args import parse_assumption
 from memplan.errors import InputError
 from memplan.ir import parse_mlir
@@ -234,3 +236,21 @@ def test_dim_of_a_static_dimension_and_of_an_allocation():
   %d = memref.dim %m, %c1 : memref<12x?xi8>
   return %d : index""", "%m: memref<12x?xi8>")
     assert r.lo == 0 and r.hi is None and "dynamic dimension" in r.reason
+
+
+# One affine evaluator: over exact operands the interval evaluator gives the exact value,
+# which is how `memplan copies` evaluates `affine.apply` at given sizes (index_eval.py).
+@pytest.mark.parametrize("d0, s0", [(-7, 2), (7, 3), (0, 5), (13, -4)])
+def test_affine_maps_at_exact_values_are_exact(d0: int, s0: int) -> None:
+    from iree.compiler import ir
+
+    from memplan.analysis.intervals import eval_affine_map
+
+    with ir.Context():
+        amap = ir.AffineMapAttr(ir.Attribute.parse(
+            "affine_map<(d0)[s0] -> (d0 mod 4, d0 floordiv s0, d0 ceildiv s0, d0 * s0 + 1, "
+            "(d0 + 8) mod 3)>")).value
+        got = eval_affine_map(amap, [Range.exact(d0), Range.exact(s0)])
+    # Affine mod is never negative for a positive divisor; floordiv/ceildiv round down/up.
+    want = [d0 % 4, d0 // s0, -(-d0 // s0), d0 * s0 + 1, (d0 + 8) % 3]
+    assert got == [Range.exact(w) for w in want]

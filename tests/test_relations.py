@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from memplan.analysis.ranges import Range, RangeAnalysis
+from memplan.analysis.intervals import Range
+from memplan.analysis.ranges import RangeAnalysis
 from memplan.analysis.relations import Relations
 from memplan.ir import parse_mlir
 from memplan.ir.walk import functions, walk

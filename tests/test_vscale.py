@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memplan.analysis.assumptions import Assumption, VscaleBound
 from memplan.analysis.census import take_census
-from memplan.analysis.ranges import Assumption, VscaleBound
 from memplan.ir import load_mlir
 
 PEERS = Path(__file__).parent / "data" / "peers" / "iree"

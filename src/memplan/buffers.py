@@ -8,8 +8,8 @@ the front end's own step numbering.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 Key = int | str
 
@@ -78,3 +78,30 @@ def merged(group: Iterable[BufferRequest]) -> BufferRequest:
         min(b.start for b in group), max(b.end for b in group),
         max(b.alignment for b in group), None, first.pinned, first.devices, first.scope,
         any(b.in_loop for b in group), first.unbounded, first.origin, first.notes)
+
+
+# --- what a front end hands the driver: buffers planned together ---------------------
+
+@dataclass(frozen=True)
+class RuntimePlan:
+    """What the runtime's own planner does with the same buffers."""
+
+    planner: str  # e.g. "TFLM greedy", "executorch greedy"
+    offsets: Mapping[Key, int]  # per buffer key, in the space `spaces` says (else the arena)
+    sizes: Mapping[str, int]  # bytes it asks for, per space (arena) name
+    spaces: Mapping[Key, str] = field(default_factory=dict)  # when it splits across spaces
+    lower_bound: int | None = None  # of the runtime's own view, when it differs from ours
+
+
+@dataclass(frozen=True)
+class Arena:
+    """Buffers the runtime plans together: one arena, or (with a target whose pools the
+    runtime can address, `FrontEnd.splits`) one group the driver places across pools."""
+
+    name: str
+    buffers: tuple[BufferRequest, ...]
+    alignment: int
+    runtime: RuntimePlan | None = None
+    runtime_error: str | None = None  # why the runtime's own planner refused, if it did
+    reserved: Mapping[str, int] = field(default_factory=dict)  # bytes owned below, per space
+    padding: int = 0  # bytes the runtime adds on top of a non-empty arena

@@ -329,7 +329,7 @@ class RunFailure(Exception):
 
 def check_run(fe: FrontEnd, plan: ModelPlan, seed: int = 0) -> RunCheck:
     """Run the original and the written model on the runtime, in a child process."""
-    from .run.child import Crash, Refusal, run_in_child
+    from .frontends.child import Crash, Refusal, run_in_child
 
     if plan.written is None:
         raise ValueError("check_run needs the written model")

@@ -32,16 +32,6 @@ def read_int(text: str) -> int:
         raise ValueError(f"{shorten(value)} is not an integer") from None
 
 
-def check_range(value: int, lowest: int = 0, highest: int = MAX_VALUE) -> str | None:
-    """None when `lowest <= value <= highest`, else the reason."""
-    if value < lowest:
-        return f"{value} is below {lowest}"
-    if value > highest:
-        return f"{value} is above the limit {highest} (2**{highest.bit_length() - 1})" \
-            if highest & (highest - 1) == 0 else f"{value} is above the limit {highest}"
-    return None
-
-
 def shorten(text: str, width: int = 40) -> str:
     """`text` quoted for a one-line message: control characters escaped, cut to `width`."""
     quoted = repr(text[: width + 1])[1:-1]

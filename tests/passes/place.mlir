@@ -1,7 +1,7 @@
-// RUN: memplan opt %s --target x86_64 -p place
+// RUN: not memplan opt %s --target x86_64 -p place
 // RUN: not memplan opt %s --target cortex-m55 -p place | filecheck --check-prefix=M55 --diag-prefix=M55-DIAG
 // RUN: not memplan opt %s --target cortex-m55+ethos-u55 -p place | filecheck --check-prefix=NPU --diag-prefix=NPU-DIAG
-// RUN: memplan opt %s --target cortex-m55 -p place --assume @unbounded:n<=4096 | filecheck --check-prefix=BOUNDED --diag-prefix=BOUNDED-DIAG
+// RUN: not memplan opt %s --target cortex-m55 -p place --assume @unbounded:n<=4096 | filecheck --check-prefix=BOUNDED --diag-prefix=BOUNDED-DIAG
 
 // Each input is placed four times, each run with its own check prefixes: on x86_64 (CHECK
 // and DIAG; a 32 KiB stack frame and an unbounded heap), cortex-m55 (M55 and M55-DIAG; an
@@ -9,10 +9,11 @@
 // cortex-m55+ethos-u55 (NPU and NPU-DIAG; the same with an NPU that cannot reach the
 // stack), and cortex-m55 again with a bound on the unbounded buffer (BOUNDED and
 // BOUNDED-DIAG). The IR prefixes match the printed IR; the DIAG ones match stderr: errors
-// for what has nowhere to go, then the stack frames the placed IR allocates.
+// for what has nowhere to go, then what `memplan check` rejects in the placed IR (opt
+// writes nothing then: exit 1), then the stack frames the placed IR allocates.
 
-// x86_64 places everything: no error before the stack frames (at the end of the file).
-// DIAG-NOT: error:
+// x86_64 places everything: its only error is check's, for the workgroup buffer (below).
+// DIAG-NOT: nowhere to go
 
 // Two small buffers with disjoint lifetimes share one frame at the function entry, both
 // at offset 0: the frame is the packed peak (256 B), not the sum. The dealloc is gone.
@@ -133,8 +134,7 @@ func.func @fixed_spaces() {
 // BOUNDED:         %[[VIEW:.*]] = memref.view %{{.*}}[%{{.*}}][%[[N]]] {memplan.offset = 0 : i64, memplan.space = "sram"} : memref<16384xi8, "sram"> to memref<?xf32, "sram">
 // BOUNDED-NEXT:    memref.memory_space_cast %[[VIEW]] : memref<?xf32, "sram"> to memref<?xf32>
 // BOUNDED-NOT:     memref.dealloc
-// BOUNDED-DIAG-NOT: error:
-// BOUNDED-DIAG:     stack frame @frame
+// BOUNDED-DIAG-NOT: nowhere to go
 // CHECK-LABEL: func.func @unbounded(
 // CHECK:         memref.alloc(%{{.*}}) {memplan.space = "heap"} : memref<?xf32>
 // M55-LABEL:   func.func @unbounded(
@@ -196,9 +196,16 @@ func.func @no_view() {
   return
 }
 
+// Then what check rejects in the placed IR: the workgroup buffer of @fixed_spaces, on
+// targets without workgroup memory. The placement leaves it alone; the target cannot run it.
+// DIAG:           mlir:{{[0-9]+}}:8: error: workgroup allocation in @fixed_spaces, but target 'x86_64' has no workgroup memory
+// M55-DIAG:       mlir:{{[0-9]+}}:8: error: workgroup allocation in @fixed_spaces, but target 'cortex-m55' has no workgroup memory
+// NPU-DIAG:       mlir:{{[0-9]+}}:8: error: workgroup allocation in @fixed_spaces, but target 'cortex-m55+ethos-u55' has no workgroup memory
+// BOUNDED-DIAG:   mlir:{{[0-9]+}}:8: error: workgroup allocation in @fixed_spaces, but target 'cortex-m55' has no workgroup memory
+
 // After the errors, the frame of each function with a stack buffer, as the placed IR
 // allocates it (on cortex-m55, @sizes has none: both its buffers are in SRAM).
-// DIAG:           stack frame @frame: 256 of 32768 bytes (1 allocation packed
+// DIAG-NEXT:      stack frame @frame: 256 of 32768 bytes (1 allocation packed
 // DIAG-NEXT:      stack frame @sizes ({{.*}}): 4096 of 32768 bytes
 // DIAG-NEXT:      stack frame @npu ({{.*}}): 512 of 32768 bytes
 // DIAG-NEXT:      stack frame @no_view ({{.*}}): 256 of 32768 bytes
@@ -207,3 +214,4 @@ func.func @no_view() {
 // M55-DIAG-NEXT:  stack frame @no_view ({{.*}}): 256 of 8192 bytes
 // NPU-DIAG-NEXT:  stack frame @frame: 256 of 8192 bytes
 // NPU-DIAG-NEXT:  stack frame @no_view ({{.*}}): 256 of 8192 bytes
+// BOUNDED-DIAG-NEXT: stack frame @frame

@@ -61,23 +61,13 @@ class Escape:
         return f"{self.kind.value} (`{self.op.name}`)"
 
 
-def aliases(buffer: ir.Value) -> list[tuple[ir.Operation, ir.Value]]:
-    """Every (user, value) where `value` is the buffer's memory, following the rules above
-    except that nothing stops it: yields of every loop are followed to their results."""
-    found, _ = _follow(buffer, leaving=())
-    return found
-
-
 def escape_from(buffer: ir.Value, leaving: Iterable[ir.Operation]) -> Escape | None:
     """How the buffer leaves the iterations of the loops in `leaving`, if it does. With no
     loop to leave, only returns, branches and new values count (no iteration to leave)."""
-    _, escape = _follow(buffer, tuple(leaving))
-    return escape
+    return _follow(buffer, tuple(leaving))
 
 
-def _follow(buffer: ir.Value, leaving: tuple[ir.Operation, ...]
-            ) -> tuple[list[tuple[ir.Operation, ir.Value]], Escape | None]:
-    found: list[tuple[ir.Operation, ir.Value]] = []
+def _follow(buffer: ir.Value, leaving: tuple[ir.Operation, ...]) -> Escape | None:
     pending, seen = [buffer], {buffer}
 
     def alias(values: Iterable[ir.Value]) -> None:
@@ -91,7 +81,6 @@ def _follow(buffer: ir.Value, leaving: tuple[ir.Operation, ...]
         for use in value.uses:
             user = use.owner.operation
             index = use.operand_number
-            found.append((user, value))
             name = user.name
             if name in MEMREF_VIEW_OPS and index == 0:
                 alias(user.results)
@@ -102,26 +91,26 @@ def _follow(buffer: ir.Value, leaving: tuple[ir.Operation, ...]
             elif name in _YIELDS:
                 parent = user.parent.operation if user.parent is not None else None
                 if parent is None:
-                    return found, Escape(EscapeKind.UNKNOWN_REGION, user)
+                    return Escape(EscapeKind.UNKNOWN_REGION, user)
                 if parent in leaving:
-                    return found, Escape(EscapeKind.NEXT_ITERATION, user, parent)
+                    return Escape(EscapeKind.NEXT_ITERATION, user, parent)
                 if parent.name in _YIELDING_PARENTS and name != "scf.condition":
                     alias([parent.results[index]])
                     if parent.name in _ITER_ARG_LOOPS:  # and the loop's next iteration
                         alias([list(parent.regions[0].blocks[0].arguments)[1 + index]])
                 elif parent.name in LOOP_OPS:
-                    return found, Escape(EscapeKind.UNKNOWN_REGION, parent)
+                    return Escape(EscapeKind.UNKNOWN_REGION, parent)
             elif name in _RETURNS:
-                return found, Escape(EscapeKind.RETURNED, user)
+                return Escape(EscapeKind.RETURNED, user)
             elif name in _BRANCHES:
-                return found, Escape(EscapeKind.BRANCH, user)
+                return Escape(EscapeKind.BRANCH, user)
             elif name in LOOP_OPS:  # an init of a loop whose iteration arguments we don't map
-                return found, Escape(EscapeKind.UNKNOWN_REGION, user)
+                return Escape(EscapeKind.UNKNOWN_REGION, user)
             elif name not in MEMREF_VIEW_OPS and any(
                     isinstance(r.type, ir.MemRefType | ir.RankedTensorType)
                     for r in user.results):
-                return found, Escape(EscapeKind.NEW_VALUE, user)
-    return found, None
+                return Escape(EscapeKind.NEW_VALUE, user)
+    return None
 
 
 def _is_init(loop: ir.Operation, index: int) -> bool:

@@ -43,7 +43,8 @@ from ..ir.walk import (
     walk,
 )
 from ..limits import MAX_VALUE
-from .ranges import Assumption, RangeAnalysis
+from .assumptions import Assumption
+from .ranges import RangeAnalysis
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,8 @@ The tensor-level model (what bufferization of the program must do):
   anyway); a splat one is filled, not copied;
 - `tensor.extract_slice` and reshapes are views: no bytes.
 
-IREE's own figures come from its `stream` dialect (`iree-compile
---compile-to=stream`): transients are `stream.resource.alloca` /
-`stream.async.alloca` of `transient` lifetime, copies are `stream.cmd.copy`,
-`stream.async.copy`, `stream.async.update`, `stream.async.slice`; strided
-copies IREE turns into dispatches (`..._slow_memcpy`) are sized by what the
-dispatch stores (its `dispatch.tensor.store` sizes, evaluated from the dispatch's
-operands). A function that only calls others (the `main` wrapper IREE adds around
-`main$async`) is charged what its callees do, so the figures follow the code.
+IREE's own figures, beside which `memplan copies` shows these, are counted in
+`stream_counts.py`.
 
 Dynamic sizes are evaluated at given values (`at={"seq_step": 511}` binds the
 index global `@seq_step`, `arg0` a function argument, or the first element of a
@@ -37,7 +31,7 @@ with no bound at all is unknown (None), never counted as 0.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
 
@@ -45,17 +39,14 @@ from iree.compiler import ir
 
 from ..ir import SourceLoc, ops, source_loc
 from ..ir import tensor_ops as t
-from ..ir.types import DYNAMIC, is_ranked_tensor, shape_of, shaped_element_bytes
+from ..ir.types import is_ranked_tensor, shape_of, shaped_element_bytes
 from ..ir.walk import (
     FunctionOps,
     defining_op,
     function_ops,
-    functions,
-    int_constant,
-    is_device_code,
     symbol_name,
-    walk,
 )
+from .index_eval import argument_behind, eval_index, first_element_argument
 
 
 @dataclass(frozen=True)
@@ -89,182 +80,6 @@ def _total(sizes: Iterable[int | None]) -> int | None:
     for size in sizes:
         total = None if total is None or size is None else total + size
     return total
-
-
-@dataclass
-class StreamCounts:
-    """What IREE's stream dialect does for one function (None: size not evaluable)."""
-
-    function: str
-    transient_bytes: int | None = 0
-    copied_bytes: int | None = 0
-    constant_copied_bytes: int | None = 0  # copies whose source is a constant resource
-    memcpy_dispatches: int = 0  # copies IREE does in a dispatch (`*_slow_memcpy`)
-    memcpy_bytes: int | None = 0  # what those dispatches store (part of copied_bytes)
-
-
-# --- index evaluation (shared by both sides) -------------------------------------------
-
-_BINARY: dict[str, Callable[[int, int], int]] = {
-    "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b,
-    "arith.muli": lambda a, b: a * b, "arith.divui": lambda a, b: a // b,
-    "arith.divsi": lambda a, b: a // b, "arith.ceildivui": lambda a, b: -(-a // b),
-    "arith.shli": lambda a, b: a << b, "arith.shrui": lambda a, b: a >> b,
-    "arith.ori": lambda a, b: a | b, "arith.andi": lambda a, b: a & b,
-    "util.align": lambda a, b: -(-a // b) * b,  # stream pads transients it packs
-    "arith.maxui": max, "arith.minui": min, "arith.maxsi": max, "arith.minsi": min,
-}
-_COMPARE: dict[str, Callable[[int, int], bool]] = {
-    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "slt": lambda a, b: a < b,
-    "sle": lambda a, b: a <= b, "sgt": lambda a, b: a > b, "sge": lambda a, b: a >= b,
-}
-_PREDICATES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
-# Element reads: of a tensor argument, they read the value `at` gives that argument.
-_ELEMENT_LOADS = ("tensor.extract", "flow.tensor.load", "stream.async.load",
-                  "stream.resource.load")
-# Ops whose result is (one of) their operands: assumptions and workload markers.
-_PASS_THROUGH = ("util.assume.int", "iree_tensor_ext.dispatch.workload.ordinal",
-                 "flow.dispatch.workload.ordinal")
-
-
-def eval_index(value: ir.Value, at: Mapping[str, int], depth: int = 0) -> int | None:
-    """The integer `value` takes when the globals/arguments in `at` have those values."""
-    if depth > 64:
-        return None
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return at.get(f"arg{value.arg_number}")
-    op = owner.operation
-    name = op.name
-    if name == "arith.constant":
-        return int_constant(value)
-    if name in ops.GLOBAL_LOAD_OPS:
-        return at.get(t.global_symbol(op))
-    if name in ops.INTEGER_CAST_OPS:
-        return eval_index(op.operands[0], at, depth + 1)
-    if name in _BINARY:
-        a, b = (eval_index(v, at, depth + 1) for v in op.operands)
-        return None if a is None or b is None else _BINARY[name](a, b)
-    if name == "arith.cmpi":
-        a, b = (eval_index(v, at, depth + 1) for v in op.operands)
-        predicate = _PREDICATES[ir.IntegerAttr(op.attributes["predicate"]).value]
-        if a is None or b is None or predicate not in _COMPARE:
-            return None
-        return int(_COMPARE[predicate](a, b))
-    if name == "arith.select":
-        cond = eval_index(op.operands[0], at, depth + 1)
-        return None if cond is None else eval_index(op.operands[2 - bool(cond)], at, depth + 1)
-    if name in _PASS_THROUGH:
-        number = value.result_number if name == "util.assume.int" else 0
-        return eval_index(op.operands[number], at, depth + 1)
-    if name == "affine.apply":
-        return _eval_affine(op, at, depth)
-    if name in _ELEMENT_LOADS:
-        argument = _first_element_argument(op)
-        return None if argument is None else at.get(f"arg{argument}")
-    if name == "tensor.dim":
-        index = eval_index(op.operands[1], {}, depth + 1)
-        argument = _argument_behind(op.operands[0], 0)
-        return None if index is None or argument is None else at.get(f"arg{argument}.dim{index}")
-    if name == "hal.buffer_view.dim":
-        argument = _argument_behind(op.operands[0], 0)
-        index = ir.IntegerAttr(op.attributes["index"]).value
-        return None if argument is None else at.get(f"arg{argument}.dim{index}")
-    return None
-
-
-def _eval_affine(op: ir.Operation, at: Mapping[str, int], depth: int) -> int | None:
-    amap = ir.AffineMapAttr(op.attributes["map"]).value
-    values = [eval_index(v, at, depth + 1) for v in op.operands]
-    if None in values or len(amap.results) != 1:
-        return None
-    dims, syms = values[:amap.n_dims], values[amap.n_dims:]
-
-    def walk_expr(expr: ir.AffineExpr) -> int | None:
-        e = expr.maybe_downcast()
-        if isinstance(e, ir.AffineConstantExpr):
-            return e.value
-        if isinstance(e, ir.AffineDimExpr):
-            return dims[e.position]
-        if isinstance(e, ir.AffineSymbolExpr):
-            return syms[e.position]
-        lhs, rhs = walk_expr(e.lhs), walk_expr(e.rhs)
-        if lhs is None or rhs is None or (rhs == 0 and not isinstance(
-                e, (ir.AffineAddExpr, ir.AffineMulExpr))):
-            return None
-        if isinstance(e, ir.AffineAddExpr):
-            return lhs + rhs
-        if isinstance(e, ir.AffineMulExpr):
-            return lhs * rhs
-        if isinstance(e, ir.AffineFloorDivExpr):
-            return lhs // rhs
-        if isinstance(e, ir.AffineCeilDivExpr):
-            return -(-lhs // rhs)
-        if isinstance(e, ir.AffineModExpr):
-            return lhs % rhs
-        return None
-
-    return walk_expr(amap.results[0])
-
-
-def _first_element_argument(load: ir.Operation) -> int | None:
-    """The function argument whose first element `load` reads (through imports, transfers,
-    IREE's staging copies), or None."""
-    # stream loads take (source, source size, byte offset); tensor loads element indices
-    where = list(load.operands)[-1:] if load.name.startswith("stream.") else \
-        list(load.operands)[1:]
-    if any(eval_index(v, {}) != 0 for v in where):
-        return None  # not element 0 (or not a constant index)
-    return _argument_behind(load.operands[0], 0)
-
-
-def _argument_behind(value: ir.Value, depth: int) -> int | None:
-    """The entry argument a tensor/resource value is a copy or import of."""
-    if depth > 16:
-        return None
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        parent = owner.owner.operation
-        if parent.name in ops.FUNCTION_OPS:
-            return value.arg_number
-        if parent.name == "stream.cmd.execute":  # region arguments are its first operands
-            return _argument_behind(parent.operands[value.arg_number], depth + 1)
-        return None
-    op = owner.operation
-    if op.name in ("hal.tensor.import", "stream.tensor.import"):
-        return _argument_behind(op.operands[_imported_operand(op)], depth + 1)
-    if op.name in ("stream.async.transfer", "flow.tensor.reshape", "tensor.cast"):
-        return _argument_behind(op.operands[0], depth + 1)
-    if op.name == "stream.timepoint.await":  # results are its first operands, in order
-        return _argument_behind(op.operands[value.result_number], depth + 1)
-    if op.name == "stream.resource.alloca":
-        return _copied_into(value, depth)
-    return None
-
-
-def _imported_operand(op: ir.Operation) -> int:
-    """The buffer view operand of an import (IREE prints `wait(%fence) => %view`)."""
-    for i, v in enumerate(op.operands):
-        if "buffer_view" in str(v.type):
-            return i
-    return 0
-
-
-def _copied_into(staging: ir.Value, depth: int) -> int | None:
-    """What a `stream.cmd.copy` in an execute region fills the allocation `staging` from."""
-    for use in staging.uses:
-        execute = use.owner.operation
-        if execute.name != "stream.cmd.execute" or not execute.regions:
-            continue
-        args = execute.regions[0].blocks[0].arguments
-        if use.operand_number >= len(args):
-            continue
-        target = args[use.operand_number]
-        for op in walk(execute):
-            resources = [v for v in op.operands if "stream.resource" in str(v.type)]
-            if op.name == "stream.cmd.copy" and len(resources) == 2 and resources[1] == target:
-                return _argument_behind(resources[0], depth + 1)
-    return None
 
 
 # --- tensor-level estimate ----------------------------------------------------------------
@@ -309,7 +124,7 @@ class _Sizer:
         if op is not None and t.is_linalg_structured(op):
             index = next(i for i, r in enumerate(op.results) if r == value)
             return self.extent(op.opview.outputs[index], dim)
-        argument = _argument_behind(value, 0)
+        argument = argument_behind(value, 0)
         if argument is not None:  # an argument's dynamic dimension: `--at argN.dimD=V`
             return self.at.get(f"arg{argument}.dim{dim}")
         return None  # unknown and unbounded: shown as unknown, never as 0
@@ -414,7 +229,7 @@ def _op_costs(op: ir.Operation, name: str, sizer: _Sizer, immutable: set[str]
         # A result that is a view of module state is copied out into its own buffer.
         return [("copy", sizer.bytes(v), "a view of a global is returned: copied out")
                 for v in op.operands if is_ranked_tensor(v) and _views_state(v)]
-    if name == "tensor.extract" and _first_element_argument(op) is not None:
+    if name == "tensor.extract" and first_element_argument(op) is not None:
         # A scalar the host needs (an exported position) is read back from the device.
         return [("copy", shaped_element_bytes(op.operands[0].type), "element read back to "
                  "the host")]
@@ -488,130 +303,6 @@ def _not_in_place(insert: ir.Operation, dest: ir.Value) -> str | None:
         if user != insert and user.block == insert.block and insert.is_before_in_block(user):
             return f"is read later by {user.name}"
     return None
-
-
-# --- IREE stream counts --------------------------------------------------------------
-
-# Copy-like ops: the copied length is the last operand; the source is this operand.
-_COPIES = {"stream.cmd.copy": 0, "stream.async.copy": 4, "stream.async.update": 4,
-           "stream.async.slice": 0}
-
-def stream_counts(stream_module: ir.Module, at: Mapping[str, int] | None = None
-                  ) -> list[StreamCounts]:
-    """Per function of IREE's stream output, transient and copied bytes at `at`; a function
-    is charged what the functions it calls do as well."""
-    entries = _dispatch_entries(stream_module)
-    own: dict[str, StreamCounts] = {}
-    calls: dict[str, list[str]] = {}
-    for fn in functions(stream_module):
-        if is_device_code(fn):
-            continue  # dispatches: their copies are counted where the host launches them
-        name = symbol_name(fn)
-        counts = own[name] = StreamCounts(name)
-        calls[name] = []
-        for op in walk(fn):
-            if op.name in ops.CALL_OPS:
-                calls[name].append(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
-            _count(op, counts, at or {}, entries)
-    return [_with_callees(name, own, calls, set()) for name in own]
-
-
-def _with_callees(name: str, own: dict[str, StreamCounts], calls: dict[str, list[str]],
-                  active: set[str]) -> StreamCounts:
-    total = StreamCounts(name)
-    if name in active:  # recursion: each function counted once per call chain
-        return total
-    active = active | {name}
-    parts = [own[name]] + [_with_callees(c, own, calls, active) for c in calls[name] if c in own]
-    for part in parts:
-        total.transient_bytes = _plus(total.transient_bytes, part.transient_bytes)
-        total.copied_bytes = _plus(total.copied_bytes, part.copied_bytes)
-        total.constant_copied_bytes = _plus(total.constant_copied_bytes,
-                                            part.constant_copied_bytes)
-        total.memcpy_dispatches += part.memcpy_dispatches
-        total.memcpy_bytes = _plus(total.memcpy_bytes, part.memcpy_bytes)
-    return total
-
-
-def _dispatch_entries(module: ir.Module) -> dict[str, ir.Operation]:
-    """`exe::entry` -> the entry's function inside the `stream.executable`."""
-    found: dict[str, ir.Operation] = {}
-    for op in module.body.operations:
-        if op.operation.name != "stream.executable":
-            continue
-        exe = symbol_name(op)
-        for inner in walk(op):
-            if inner.name == "func.func":
-                found[f"{exe}::{symbol_name(inner)}"] = inner
-    return found
-
-
-def _memcpy_bytes(dispatch: ir.Operation, at: Mapping[str, int],
-                  entries: Mapping[str, ir.Operation]) -> int | None:
-    """Bytes a `*_slow_memcpy` dispatch stores: its stores' sizes, with the dispatch's
-    uniform operands (evaluated at `at` in the caller) bound to the entry's arguments."""
-    entry_text = str(dispatch.attributes["entry_points"]).strip("[]")
-    refs = [part.strip().lstrip("@") for part in entry_text.split("::@")]
-    fn = entries.get("::".join(refs))
-    if fn is None:
-        return None
-    segments = list(ir.DenseI32ArrayAttr(dispatch.attributes["operandSegmentSizes"]))
-    start = segments[0]
-    uniforms = list(dispatch.operands)[start:start + segments[1]]
-    args = list(fn.regions[0].blocks[0].arguments)
-    bindings = sum(1 for a in args if "stream.binding" in str(a.type))
-    inner_at: dict[str, int] = {}
-    for i, value in enumerate(uniforms):
-        evaluated = eval_index(value, at)
-        if evaluated is not None:
-            inner_at[f"arg{bindings + i}"] = evaluated
-    total: int | None = 0
-    for op in walk(fn):
-        if op.name.endswith("dispatch.tensor.store"):
-            total = _plus(total, _stored_bytes(op, inner_at))
-    return total
-
-
-def _stored_bytes(store: ir.Operation, at: Mapping[str, int]) -> int | None:
-    static = list(ir.DenseI64ArrayAttr(store.attributes["static_sizes"]))
-    segments = list(ir.DenseI32ArrayAttr(store.attributes["operandSegmentSizes"]))
-    # value, target, target dims, offsets, sizes, strides
-    first_size = sum(segments[:4])
-    dynamic = iter(list(store.operands)[first_size:first_size + segments[4]])
-    count = 1
-    for size in static:
-        if size == DYNAMIC:
-            size = eval_index(next(dynamic), at)
-            if size is None:
-                return None
-        count *= size
-    element = shaped_element_bytes(store.operands[0].type)
-    return None if element is None else count * element
-
-
-def _count(op: ir.Operation, counts: StreamCounts, at: Mapping[str, int],
-           entries: Mapping[str, ir.Operation]) -> None:
-    if op.name == "stream.cmd.dispatch" and "memcpy" in str(op.attributes["entry_points"]):
-        counts.memcpy_dispatches += 1
-        size = _memcpy_bytes(op, at, entries)
-        counts.memcpy_bytes = _plus(counts.memcpy_bytes, size)
-        counts.copied_bytes = _plus(counts.copied_bytes, size)
-    elif op.name in ops.STREAM_ALLOCATION_OPS and "<transient>" in str(op.results[0].type):
-        size = eval_index(_index_operands(op)[-1], at)
-        counts.transient_bytes = _plus(counts.transient_bytes, size)
-    elif op.name in _COPIES:
-        size = eval_index(op.operands[len(op.operands) - 1], at)
-        counts.copied_bytes = _plus(counts.copied_bytes, size)
-        if "<constant>" in str(op.operands[_COPIES[op.name]].type):
-            counts.constant_copied_bytes = _plus(counts.constant_copied_bytes, size)
-
-
-def _index_operands(op: ir.Operation) -> list[ir.Value]:
-    return [v for v in op.operands if isinstance(v.type, ir.IndexType)]
-
-
-def _plus(total: int | None, size: int | None) -> int | None:
-    return None if total is None or size is None else total + size
 
 
 @dataclass(frozen=True)

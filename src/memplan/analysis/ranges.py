@@ -1,4 +1,7 @@
-"""Integer range analysis: a sound interval for each integer/index SSA value.
+"""Integer range analysis: a sound interval for each integer/index SSA value of one function.
+
+The dataflow over MLIR: which op gives which interval (`intervals.py` does the arithmetic)
+and what the user assumed (`assumptions.py`) or the program asserts.
 
 Models: `arith.constant`; `memref.dim`/`tensor.dim` (static dims, and dynamic dims of an
 allocation in the same function); `arith` add/sub/mul, divsi/divui/ceildivsi/floordivsi,
@@ -34,15 +37,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 
 from iree.compiler import ir
 
-from ..errors import InputError
-from ..ir import MlirChunk
 from ..ir.ops import FUNCTION_OPS, LOOP_OPS
-from ..ir.source import source_argument_names
 from ..ir.target_attrs import ir_limits
 from ..ir.types import int_width
 from ..ir.walk import (
@@ -50,301 +49,36 @@ from ..ir.walk import (
     defining_op,
     dominates,
     enclosing_loops,
-    functions,
     is_inside,
     symbol_name,
     walk,
 )
-
-
-@dataclass(frozen=True)
-class Range:
-    """`[lo, hi]`, inclusive; None is minus/plus infinity. `reason` says why a side is open."""
-
-    lo: int | None
-    hi: int | None
-    reason: str | None = None
-
-    @staticmethod
-    def exact(value: int) -> Range:
-        return Range(value, value)
-
-    @staticmethod
-    def unknown(reason: str) -> Range:
-        return Range(None, None, reason)
-
-    @property
-    def is_exact(self) -> bool:
-        return self.lo is not None and self.lo == self.hi
-
-    @property
-    def bounded(self) -> bool:
-        return self.lo is not None and self.hi is not None
-
-    def __str__(self) -> str:
-        lo = "-inf" if self.lo is None else str(self.lo)
-        hi = "+inf" if self.hi is None else str(self.hi)
-        return f"[{lo}, {hi}]"
-
-
-def _why(*ranges: Range) -> str | None:
-    return next((r.reason for r in ranges if r.reason), None)
-
-
-# --- user assumptions ------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Assumption:
-    """`[@func:]arg<=N` or `arg>=N`; `arg` is an SSA name (`n`, `%n`) or a 0-based position."""
-
-    arg: str | int
-    lo: int | None = None
-    hi: int | None = None
-    function: str | None = None
-
-    def matches(self, function: str, position: int, name: str | None) -> bool:
-        if self.function is not None and self.function != function:
-            return False
-        return self.arg == position if isinstance(self.arg, int) else self.arg == name
-
-    def __str__(self) -> str:
-        where = f"@{self.function}:" if self.function else ""
-        if self.lo is not None and self.lo == self.hi:
-            return f"{where}{self.arg}=={self.lo}"
-        parts = [f"{where}{self.arg}>={self.lo}"] if self.lo is not None else []
-        parts += [f"{where}{self.arg}<={self.hi}"] if self.hi is not None else []
-        return " and ".join(parts)
-
-
-def check_assumptions(assumptions: Sequence[Assumption], chunks: Sequence[MlirChunk]) -> None:
-    """Every assumption bounds an integer argument of some function, and no two contradict.
-
-    An assumption that names nothing would be ignored silently, and contradictory
-    ones (`n>=10` with `n<=5`) describe no execution: both are bad input.
-    """
-    if not assumptions:
-        return
-    used: set[int] = set()
-    signatures = []
-    for chunk in chunks:
-        for func in functions(chunk.module):
-            name = symbol_name(func)
-            args = list(func.regions[0].blocks[0].arguments)
-            names = source_argument_names(func, chunk.lines)
-            signatures.append(f"@{name}(" + ", ".join(
-                f"%{n}" if n else f"#{i}" for i, n in enumerate(names)) + ")")
-            for position, (arg, arg_name) in enumerate(zip(args, names, strict=True)):
-                matching = [(i, a) for i, a in enumerate(assumptions)
-                            if a.matches(name, position, arg_name)]
-                if not matching:
-                    continue
-                label = f"%{arg_name}" if arg_name else f"#{position}"
-                if int_width(arg.type) is None:
-                    raise InputError("--assume", f"'{matching[0][1]}': argument {label} of "
-                                     f"@{name} is {arg.type}, not an integer")
-                used.update(i for i, _ in matching)
-                lo = max((a.lo for _, a in matching if a.lo is not None), default=None)
-                hi = min((a.hi for _, a in matching if a.hi is not None), default=None)
-                if lo is not None and hi is not None and lo > hi:
-                    said = " with ".join(f"'{a}'" for _, a in matching)
-                    raise InputError("--assume", f"{said} contradict: no value of {label} in "
-                                     f"@{name} is >= {lo} and <= {hi}")
-    for i, a in enumerate(assumptions):
-        if i not in used:
-            known = ", ".join(signatures[:8]) + (", ..." if len(signatures) > 8 else "")
-            raise InputError("--assume", f"'{a}' names no argument of any function "
-                             f"({known or 'no functions'})")
-
-
-@dataclass(frozen=True)
-class VscaleBound:
-    """`--vscale-max N`: vscale is at most N in every function (over what the IR says); None
-    (`--vscale-max 0`, as IREE's pass option) says it is unbounded, whatever the IR says."""
-
-    hi: int | None
-    lo: int = 1
-
-
-# --- interval arithmetic -------------------------------------------------------------
-
-def _add(a: Range, b: Range) -> Range:
-    lo = None if a.lo is None or b.lo is None else a.lo + b.lo
-    hi = None if a.hi is None or b.hi is None else a.hi + b.hi
-    return Range(lo, hi, _why(a, b))
-
-
-def _neg(a: Range) -> Range:
-    return Range(None if a.hi is None else -a.hi, None if a.lo is None else -a.lo, a.reason)
-
-
-def _sub(a: Range, b: Range) -> Range:
-    return _add(a, _neg(b))
-
-
-def _mul(a: Range, b: Range) -> Range:
-    for x, y in ((a, b), (b, a)):
-        if x.is_exact:
-            # A constant factor keeps whatever side of the other is known (mirrored if < 0).
-            k = x.lo
-            if k == 0:
-                return Range.exact(0)
-            lo = None if y.lo is None else y.lo * k
-            hi = None if y.hi is None else y.hi * k
-            return Range(lo, hi, y.reason) if k > 0 else Range(hi, lo, y.reason)
-    if a.bounded and b.bounded:
-        corners = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]  # type: ignore[operator]
-        return Range(min(corners), max(corners))
-    if a.lo is not None and b.lo is not None and a.lo >= 0 and b.lo >= 0:
-        hi = None if a.hi is None or b.hi is None else a.hi * b.hi
-        return Range(a.lo * b.lo, hi, _why(a, b))
-    return Range(None, None, _why(a, b) or "product of values with unknown sign")
-
-
-def _trunc_div(x: int, y: int) -> int:
-    q = abs(x) // abs(y)
-    return q if (x >= 0) == (y > 0) else -q
-
-
-def _ceil_div(x: int, y: int) -> int:
-    return -((-x) // y)
-
-
-def _div(a: Range, b: Range, rounding: Callable[[int, int], int], what: str) -> Range:
-    """Division with a divisor that cannot be 0 (dividing by 0 is undefined behaviour)."""
-    if b.is_exact and b.lo > 0:  # type: ignore[operator]
-        # By a positive constant every rounding is monotone: each known side stays known.
-        return Range(None if a.lo is None else rounding(a.lo, b.lo),  # type: ignore[arg-type]
-                     None if a.hi is None else rounding(a.hi, b.lo),  # type: ignore[arg-type]
-                     a.reason)
-    if b.lo is not None and b.hi is not None and (b.lo > 0 or b.hi < 0):
-        if a.bounded:
-            corners = [rounding(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
-            return Range(min(corners), max(corners))
-        if b.lo > 0 and a.lo is not None and a.lo >= 0:
-            # Non-negative over positive: the quotient shrinks as the divisor grows.
-            return Range(rounding(a.lo, b.hi), None, a.reason)
-    return Range(None, None, _why(a, b) or f"{what} by a divisor that may be 0 or of unknown sign")
-
-
-def _floordiv(x: int, y: int) -> int:
-    return x // y
-
-
-def _rem(a: Range, b: Range, unsigned: bool) -> Range:
-    if b.lo is None or b.hi is None:
-        return Range(None, None, _why(a, b) or "remainder by an unknown divisor")
-    if unsigned and (b.lo < 0 or a.lo is None or a.lo < 0):
-        return Range(None, None, _why(a, b) or "unsigned remainder of a possibly negative value")
-    m = max(abs(b.lo), abs(b.hi)) - 1
-    if m < 0:
-        return Range(None, None, "remainder by 0")
-    lo, hi = -m, m
-    if a.lo is not None and a.lo >= 0:
-        lo = 0
-        hi = m if a.hi is None else min(m, a.hi)
-    elif a.hi is not None and a.hi <= 0:
-        hi = 0
-        lo = -m if a.lo is None else max(-m, a.lo)
-    return Range(lo, hi)
-
-
-def _min(ranges: Sequence[Range]) -> Range:
-    los = [r.lo for r in ranges]
-    his = [r.hi for r in ranges if r.hi is not None]
-    lo = None if None in los else min(los)  # type: ignore[type-var]
-    hi = min(his) if his else None
-    reason = None if lo is not None and hi is not None else _why(*ranges)
-    if hi is None:  # a bound on any one operand would do: name every open one
-        reason = "; or ".join(dict.fromkeys(r.reason for r in ranges if r.reason)) or reason
-    return Range(lo, hi, reason)
-
-
-def _max(ranges: Sequence[Range]) -> Range:
-    return _neg(_min([_neg(r) for r in ranges]))
-
-
-def _union(ranges: Sequence[Range]) -> Range:
-    los, his = [r.lo for r in ranges], [r.hi for r in ranges]
-    lo = None if None in los else min(los)  # type: ignore[type-var]
-    hi = None if None in his else max(his)  # type: ignore[type-var]
-    return Range(lo, hi, _why(*ranges))
-
-
-def _non_negative(r: Range) -> bool:
-    return r.lo is not None and r.lo >= 0
-
-
-def _minui(ranges: Sequence[Range]) -> Range:
-    if all(_non_negative(r) for r in ranges):
-        return _min(ranges)
-    known = [r for r in ranges if _non_negative(r) and r.hi is not None]
-    if known:  # unsigned min is at most any operand that is a small non-negative number
-        return Range(0, min(r.hi for r in known))  # type: ignore[type-var]
-    return Range(None, None, _why(*ranges) or "unsigned min of possibly negative values")
-
-
-def _maxui(ranges: Sequence[Range]) -> Range:
-    if all(_non_negative(r) for r in ranges):
-        return _max(ranges)
-    return Range(None, None, _why(*ranges) or "unsigned max of possibly negative values")
-
-
-_CMPI_PREDICATES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
-
-
-def _cmpi(predicate: str, a: Range, b: Range) -> Range:
-    if predicate.startswith("u"):
-        if not (_non_negative(a) and _non_negative(b)):
-            return Range(0, 1)
-        predicate = "s" + predicate[1:]
-    known = a.bounded and b.bounded
-    if not known:
-        return Range(0, 1)
-    always: bool | None = None
-    if predicate == "eq" or predicate == "ne":
-        if a.is_exact and b.is_exact:
-            always = a.lo == b.lo
-        elif a.hi < b.lo or b.hi < a.lo:  # type: ignore[operator]
-            always = False
-        if always is not None and predicate == "ne":
-            always = not always
-    elif predicate in ("slt", "sle", "sgt", "sge"):
-        x, y = (a, b) if predicate in ("slt", "sle") else (b, a)
-        strict = predicate in ("slt", "sgt")
-        if (x.hi < y.lo) if strict else (x.hi <= y.lo):  # type: ignore[operator]
-            always = True
-        elif (x.lo >= y.hi) if strict else (x.lo > y.hi):  # type: ignore[operator]
-            always = False
-    return Range(0, 1) if always is None else Range.exact(int(always))
-
-
-def _intersect(a: Range, b: Range) -> Range:
-    """Both hold. An empty result (contradictory facts: the code cannot run) keeps `a`."""
-    lo = b.lo if a.lo is None else a.lo if b.lo is None else max(a.lo, b.lo)
-    hi = b.hi if a.hi is None else a.hi if b.hi is None else min(a.hi, b.hi)
-    if lo is not None and hi is not None and lo > hi:
-        return a
-    reason = None if lo is not None and hi is not None else (a.reason or b.reason)
-    return Range(lo, hi, reason)
-
-
-_SWAPPED = {"eq": "eq", "ne": "ne", "slt": "sgt", "sle": "sge", "sgt": "slt", "sge": "sle",
-            "ult": "ugt", "ule": "uge", "ugt": "ult", "uge": "ule"}
-
-
-def _bound_from_compare(predicate: str, other: Range) -> Range | None:
-    """What `x <predicate> other` being true says about x (None: nothing)."""
-    if predicate == "eq":
-        return other if other.lo is not None or other.hi is not None else None
-    if predicate in ("slt", "sle") and other.hi is not None:
-        return Range(None, other.hi - (predicate == "slt"), "asserted only from above")
-    if predicate in ("sgt", "sge") and other.lo is not None:
-        return Range(other.lo + (predicate == "sgt"), None, "asserted only from below")
-    if predicate in ("ult", "ule") and _non_negative(other) and other.hi is not None:
-        # Unsigned x < y with y a small non-negative number: x is non-negative as well.
-        return Range(0, other.hi - (predicate == "ult"))
-    return None
-
+from .assumptions import Assumption, VscaleBound
+from .intervals import (
+    CMPI_PREDICATES,
+    SWAPPED_PREDICATES,
+    Range,
+    add,
+    bound_from_compare,
+    ceil_div,
+    compare,
+    divide,
+    eval_affine_map,
+    fit,
+    floor_div,
+    intersect,
+    largest,
+    maxui,
+    minui,
+    mul,
+    non_negative,
+    remainder,
+    smallest,
+    sub,
+    trunc_div,
+    union,
+    why,
+)
 
 # Casts that keep the integer value (index is 64-bit here): a bound on the result is
 # a bound on the source and the other way round.
@@ -360,53 +94,6 @@ def _same_value_chain(value: ir.Value) -> list[ir.Value]:
         chain.append(op.operands[0])
         op = defining_op(op.operands[0])
     return chain
-
-
-def _fit(result: Range, width: int | None, what: str) -> Range:
-    """Unbounded when the interval may leave the type's signed range (the value could wrap)."""
-    if width is None or width == 1:
-        return result
-    lo_limit, hi_limit = -(1 << (width - 1)), (1 << (width - 1)) - 1
-    if (result.lo is not None and result.lo < lo_limit) or (
-            result.hi is not None and result.hi > hi_limit):
-        return Range(None, None, f"`{what}` may overflow i{width}")
-    return result
-
-
-# --- affine maps --------------------------------------------------------------------
-
-def eval_affine_expr(expr: ir.AffineExpr, dims: Sequence[Range], syms: Sequence[Range]) -> Range:
-    """Interval of an affine expression; `mod`/`floordiv`/`ceildiv` by a positive constant."""
-    e = expr.maybe_downcast()
-    if isinstance(e, ir.AffineConstantExpr):
-        return Range.exact(e.value)
-    if isinstance(e, ir.AffineDimExpr):
-        return dims[e.position]
-    if isinstance(e, ir.AffineSymbolExpr):
-        return syms[e.position]
-    lhs = eval_affine_expr(e.lhs, dims, syms)
-    rhs = eval_affine_expr(e.rhs, dims, syms)
-    if isinstance(e, ir.AffineAddExpr):
-        return _add(lhs, rhs)
-    if isinstance(e, ir.AffineMulExpr):
-        return _mul(lhs, rhs)
-    if isinstance(e, ir.AffineFloorDivExpr):
-        return _div(lhs, rhs, _floordiv, "floordiv")
-    if isinstance(e, ir.AffineCeilDivExpr):
-        return _div(lhs, rhs, _ceil_div, "ceildiv")
-    if isinstance(e, ir.AffineModExpr):
-        # Affine `mod` is always in [0, rhs - 1] for a positive rhs.
-        if rhs.lo is not None and rhs.lo > 0 and rhs.hi is not None:
-            if lhs.lo is not None and lhs.lo >= 0 and lhs.hi is not None and lhs.hi < rhs.lo:
-                return lhs
-            return Range(0, rhs.hi - 1)
-        return Range(None, None, _why(lhs, rhs) or "mod by a value that may not be positive")
-    return Range(None, None, f"affine expression `{expr}` is not modeled")
-
-
-def eval_affine_map(amap: ir.AffineMap, operands: Sequence[Range]) -> list[Range]:
-    dims, syms = operands[: amap.n_dims], operands[amap.n_dims:]
-    return [eval_affine_expr(result, dims, syms) for result in amap.results]
 
 
 # --- the analysis ------------------------------------------------------------------------
@@ -440,7 +127,7 @@ class RangeAnalysis:
         result = self.range_of(value)
         for assert_op, fact in self.asserted_facts().get(value, ()):
             if dominates(assert_op, user):
-                result = _intersect(result, fact)
+                result = intersect(result, fact)
         return result
 
     def asserted_facts(self) -> dict[ir.Value, list[tuple[ir.Operation, Range]]]:
@@ -463,11 +150,11 @@ class RangeAnalysis:
             return [f for v in op.operands for f in self._facts_of_condition(v, at, depth + 1)]
         if op.name != "arith.cmpi":
             return []
-        predicate = _CMPI_PREDICATES[ir.IntegerAttr(op.attributes["predicate"]).value]
+        predicate = CMPI_PREDICATES[ir.IntegerAttr(op.attributes["predicate"]).value]
         a, b = op.operands
         facts = []
-        for value, other, pred in ((a, b, predicate), (b, a, _SWAPPED[predicate])):
-            fact = _bound_from_compare(pred, self.range_at(other, op))
+        for value, other, pred in ((a, b, predicate), (b, a, SWAPPED_PREDICATES[predicate])):
+            fact = bound_from_compare(pred, self.range_at(other, op))
             if fact is not None:
                 facts += [(v, fact) for v in _same_value_chain(value)]
         return facts
@@ -485,13 +172,13 @@ class RangeAnalysis:
             return self._block_argument(value)
         if op.name == "util.assume.int":
             number = value.maybe_downcast().result_number
-            return _fit(_assume_int(self, op)[number], int_width(value.type), op.name)
+            return fit(_assume_int(self, op)[number], int_width(value.type), op.name)
         handler = _HANDLERS.get(op.name)
         if handler is None:
             return Range.unknown(
                 f"size comes from `{op.name}`, which the range analysis does not model")
         result = handler(self, op)
-        return _fit(result, int_width(value.type), op.name)
+        return fit(result, int_width(value.type), op.name)
 
     def _block_argument(self, value: ir.Value) -> Range:
         owner, number = block_argument_owner(value)  # type: ignore[misc]
@@ -562,7 +249,7 @@ class RangeAnalysis:
         hi = None if ub.hi is None else ub.hi - 1
         if hi is not None and lb.is_exact and step.is_exact and step.lo and step.lo > 0:
             hi = lb.lo + (hi - lb.lo) // step.lo * step.lo  # type: ignore[operator]
-        reason = None if lb.lo is not None and hi is not None else _why(lb, ub, step)
+        reason = None if lb.lo is not None and hi is not None else why(lb, ub, step)
         return Range(lb.lo, hi, reason)
 
     def _affine_for_iv(self, op: ir.Operation) -> Range:
@@ -573,7 +260,7 @@ class RangeAnalysis:
         lbs = eval_affine_map(lb_map, operands[:n_lb])
         ubs = eval_affine_map(ub_map, operands[n_lb:])
         step = ir.IntegerAttr(op.attributes["step"]).value
-        return self._induction_variable(_max(lbs), _min(ubs), Range.exact(step))
+        return self._induction_variable(largest(lbs), smallest(ubs), Range.exact(step))
 
     def _forall_iv(self, op: ir.Operation, number: int) -> Range:
         """`scf.forall` bounds mix static values and operands (lower, upper, step in order)."""
@@ -714,30 +401,30 @@ def _variadic(fn: Callable[[Sequence[Range]], Range]) -> Callable[[RangeAnalysis
 
 
 def _unsigned_div(a: Range, b: Range) -> Range:
-    if _non_negative(a) and _non_negative(b):
-        return _div(a, b, _floordiv, "divui")
-    return Range(None, None, _why(a, b) or "unsigned division of a possibly negative value")
+    if non_negative(a) and non_negative(b):
+        return divide(a, b, floor_div, "divui")
+    return Range(None, None, why(a, b) or "unsigned division of a possibly negative value")
 
 
 def _select(analysis: RangeAnalysis, op: ir.Operation) -> Range:
     cond, a, b = _operands(analysis, op)
     if cond.is_exact:
         return a if cond.lo else b
-    return _union([a, b])
+    return union([a, b])
 
 
 def _cast(analysis: RangeAnalysis, op: ir.Operation) -> Range:
     (a,) = _operands(analysis, op)
-    if op.name in ("arith.extui", "arith.index_castui") and not _non_negative(a):
+    if op.name in ("arith.extui", "arith.index_castui") and not non_negative(a):
         width = int_width(op.operands[0].type) or 64
         return Range(0, (1 << width) - 1)
-    return a  # sign-preserving; `_fit` makes a value that may not fit unbounded
+    return a  # sign-preserving; `fit` makes a value that may not fit unbounded
 
 
 def _cmpi_handler(analysis: RangeAnalysis, op: ir.Operation) -> Range:
     a, b = _operands(analysis, op)
-    predicate = _CMPI_PREDICATES[ir.IntegerAttr(op.attributes["predicate"]).value]
-    return _cmpi(predicate, a, b)
+    predicate = CMPI_PREDICATES[ir.IntegerAttr(op.attributes["predicate"]).value]
+    return compare(predicate, a, b)
 
 
 def _affine(reduce: Callable[[Sequence[Range]], Range]) -> Callable[[RangeAnalysis, ir.Operation],
@@ -776,8 +463,8 @@ def _assume_int(analysis: RangeAnalysis, op: ir.Operation) -> list[Range]:
         variants = [str(a) for a in ir.ArrayAttr(row)] if isinstance(row, ir.ArrayAttr) else \
             [str(row)] if row is not None else []
         bounds = [_assumption_range(text) for text in variants]
-        stated = _union(bounds) if bounds else Range.unknown("`util.assume.int` states nothing")
-        results.append(_intersect(analysis.range_at(operand, op), stated))
+        stated = union(bounds) if bounds else Range.unknown("`util.assume.int` states nothing")
+        results.append(intersect(analysis.range_at(operand, op), stated))
     return results
 
 
@@ -797,21 +484,21 @@ _ALLOCATIONS = frozenset({"memref.alloc", "memref.alloca", "bufferization.alloc_
 _HANDLERS: dict[str, Callable[[RangeAnalysis, ir.Operation], Range]] = {
     "arith.constant": _constant,
     "llvm.mlir.constant": _constant,
-    "arith.addi": _binary(_add),
-    "arith.subi": _binary(_sub),
-    "arith.muli": _binary(_mul),
-    "arith.divsi": _binary(lambda a, b: _div(a, b, _trunc_div, "divsi")),
+    "arith.addi": _binary(add),
+    "arith.subi": _binary(sub),
+    "arith.muli": _binary(mul),
+    "arith.divsi": _binary(lambda a, b: divide(a, b, trunc_div, "divsi")),
     "arith.divui": _binary(_unsigned_div),
-    "arith.ceildivsi": _binary(lambda a, b: _div(a, b, _ceil_div, "ceildivsi")),
+    "arith.ceildivsi": _binary(lambda a, b: divide(a, b, ceil_div, "ceildivsi")),
     "arith.ceildivui": _binary(lambda a, b: _unsigned_div(a, b) if not (
-        _non_negative(a) and _non_negative(b)) else _div(a, b, _ceil_div, "ceildivui")),
-    "arith.floordivsi": _binary(lambda a, b: _div(a, b, _floordiv, "floordivsi")),
-    "arith.remsi": _binary(lambda a, b: _rem(a, b, unsigned=False)),
-    "arith.remui": _binary(lambda a, b: _rem(a, b, unsigned=True)),
-    "arith.minsi": _variadic(_min),
-    "arith.maxsi": _variadic(_max),
-    "arith.minui": _variadic(_minui),
-    "arith.maxui": _variadic(_maxui),
+        non_negative(a) and non_negative(b)) else divide(a, b, ceil_div, "ceildivui")),
+    "arith.floordivsi": _binary(lambda a, b: divide(a, b, floor_div, "floordivsi")),
+    "arith.remsi": _binary(lambda a, b: remainder(a, b, unsigned=False)),
+    "arith.remui": _binary(lambda a, b: remainder(a, b, unsigned=True)),
+    "arith.minsi": _variadic(smallest),
+    "arith.maxsi": _variadic(largest),
+    "arith.minui": _variadic(minui),
+    "arith.maxui": _variadic(maxui),
     "arith.select": _select,
     "arith.cmpi": _cmpi_handler,
     "arith.index_cast": _cast,
@@ -820,8 +507,8 @@ _HANDLERS: dict[str, Callable[[RangeAnalysis, ir.Operation], Range]] = {
     "arith.extui": _cast,
     "arith.trunci": _cast,
     "affine.apply": _affine(lambda results: results[0]),
-    "affine.min": _affine(_min),
-    "affine.max": _affine(_max),
+    "affine.min": _affine(smallest),
+    "affine.max": _affine(largest),
     "memref.dim": _dim,
     "tensor.dim": _dim,
     "vector.vscale": lambda analysis, op: analysis.vscale,

@@ -32,7 +32,8 @@ from iree.compiler import ir
 from ..ir.source import source_loc
 from ..ir.types import int_width
 from ..ir.walk import defining_op
-from .ranges import Range, RangeAnalysis
+from .intervals import Range
+from .ranges import RangeAnalysis
 
 Key = object  # an atom: an ir.Value, or a structural key of a recomputed pure op
 

@@ -37,7 +37,7 @@ from ..ir.walk import (
     walk,
 )
 from .census import buffer_lifetime
-from .copies import eval_index
+from .index_eval import eval_index
 
 # Ops whose result is their target operand, written in place: (target operand index).
 _IN_PLACE_TARGET = {"stream.async.update": 0, "stream.async.copy": 0, "stream.async.fill": 0}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -10,12 +10,13 @@ from iree.compiler import ir
 
 from ..analysis.census import Allocation, FunctionFacts, function_facts
 from ..analysis.devices import DeviceUse, device_uses
+from ..analysis.hoist_plan import HoistPlan, plan_hoist
 from ..ir import MlirChunk
 from ..ir.ops import MEMREF_ALLOCATION_OPS
-from ..ir.walk import FunctionOps, function_of, function_ops
+from ..ir.target_attrs import IrLimits, ir_limits
+from ..ir.walk import FunctionOps, function_of, function_ops, symbol_name
 from ..targets import Target
-from ..targets.applied import FunctionTarget, FunctionTargets, LimitOverrides, function_targets
-from ..transforms.hoist import HoistPlan, plan_hoist
+from ..targets.applied import FunctionTarget, FunctionTargets, LimitOverrides, apply_limits
 from .budgets import Budget, kernel_budgets, stack_frames
 
 
@@ -80,3 +81,18 @@ class CheckContext:
         identical allocations of different chunks collide: an op hashes by its contents.)"""
         return {chunk.index: device_uses(chunk.module, chunk.path, self.function_ops(chunk))
                 for chunk in self.chunks}
+
+
+def function_targets(chunks: Sequence[MlirChunk], target: Target, overrides: LimitOverrides,
+                     funcs: Callable[[MlirChunk], Sequence[FunctionOps]]) -> FunctionTargets:
+    """Each function's limits: the preset, what the IR says for it, the command line
+    (`funcs`: a chunk's `function_ops`)."""
+    found = {}
+    applied: dict[IrLimits, FunctionTarget] = {}  # most functions state nothing, alike
+    for chunk in chunks:
+        for func in (f.func for f in funcs(chunk)):
+            stated = ir_limits(func)
+            if stated not in applied:
+                applied[stated] = apply_limits(target, stated, overrides)
+            found[(chunk.index, symbol_name(func))] = applied[stated]
+    return FunctionTargets(target, found)

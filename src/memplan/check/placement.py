@@ -12,11 +12,11 @@
 
 from __future__ import annotations
 
+from ..analysis.describe import describe_type
 from ..diagnostic import Diagnostic
-from ..frontends.mlir_census import resolve_devices
+from ..mlir_requests import resolve_devices
 from .budgets import is_stack
 from .context import CheckContext
-from .stack import describe_type
 from .workgroup import workgroup_diagnostics
 
 

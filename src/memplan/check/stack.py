@@ -25,23 +25,15 @@ from __future__ import annotations
 
 from ..analysis.buffer_flow import EscapeKind, escape_from
 from ..analysis.census import Allocation
+from ..analysis.describe import describe_type
+from ..analysis.hoist_plan import HoistKind
 from ..diagnostic import Diagnostic, Note
 from ..ir import source_loc
-from ..ir.ops import LLVM_ALLOCATION_OPS, STACK_ALLOCATION_OPS
-from ..transforms.hoist import HoistKind
+from ..ir.ops import STACK_ALLOCATION_OPS
 from .budgets import is_stack
 from .context import CheckContext
 
 TOP_CONTRIBUTORS = 3
-
-
-def describe_type(a: Allocation) -> str:
-    if a.op_name in LLVM_ALLOCATION_OPS:  # `llvm.alloca %n x T`
-        count = "?" if a.shape[0] is None else a.shape[0]
-        return f"{count} x {a.element_type}"
-    dims = "x".join("?" if d is None else str(d) for d in a.shape)
-    kind = "tensor" if a.op_name.startswith("bufferization") else "memref"
-    return f"{kind}<{dims}{'x' if dims else ''}{a.element_type}>"
 
 
 def describe_size(a: Allocation) -> str:

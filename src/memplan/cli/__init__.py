@@ -1,10 +1,11 @@
 """The `memplan` command: thin wiring from arguments to layers and back.
 
-One module per command (`add_command` builds its parser, `run` wires the
-layers, `EXIT_1` says what exit status 1 means for it, None when it has no
-budget); `args` holds what they share. Every run ends here with 0, 1 or 2 and
-nothing else (`errors.py`): a failure is one line on stderr, a bug in memplan
-included (`MEMPLAN_TRACEBACK=1` adds its traceback).
+One module per command (`add_command` builds its parser, `run` calls the
+library, `memplan.api`, and formats its result, `EXIT_1` says what exit status 1
+means for it, None when it has no budget); `args` holds what they share. Every
+run ends here with 0, 1 or 2 and nothing else (`errors.py`): a failure is one
+line on stderr, a bug in memplan included (`MEMPLAN_TRACEBACK=1` adds its
+traceback).
 """
 
 from __future__ import annotations

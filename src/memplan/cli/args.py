@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..errors import InputError
 
 if TYPE_CHECKING:  # the MLIR bindings load only for commands that read MLIR
-    from ..analysis.ranges import Assumption, VscaleBound
+    from ..analysis.assumptions import Assumption, VscaleBound
     from ..ir import MlirChunk
     from ..targets.applied import LimitOverrides
 
@@ -77,7 +77,7 @@ def parse_named_int(option: str, text: str, relations: Sequence[str], expected: 
 
 
 def parse_assumption(text: str) -> Assumption:
-    from ..analysis.ranges import Assumption
+    from ..analysis.assumptions import Assumption
     item = parse_named_int("--assume", text, ("<=", ">=", "=="),
                            "[@func:]ARG<=N, ARG>=N or ARG==N, ARG an argument's SSA name or "
                            "0-based position")
@@ -138,7 +138,7 @@ def positive_int(text: str) -> int:
 
 
 def assumptions_of(args: argparse.Namespace) -> list[Assumption | VscaleBound]:
-    from ..analysis.ranges import VscaleBound
+    from ..analysis.assumptions import VscaleBound
     """What the user told us of the program: argument bounds, and vscale's."""
     given: list[Assumption | VscaleBound] = [parse_assumption(text) for text in args.assume]
     if getattr(args, "vscale_max", None) is not None:
@@ -154,15 +154,12 @@ def overrides_of(args: argparse.Namespace) -> LimitOverrides:
 
 
 def load_input(path: str) -> list[MlirChunk]:
-    """The file's modules. A torch-dialect export (iree-turbine, torch-mlir) is first lowered
-    by IREE's input conversion, as `iree-compile --compile-to=input` does; its diagnostics
-    then cite the converted text, named `PATH (input form)`."""
-    from ..ir.load import new_context, parse_chunks, read_mlir_text
-    from ..run.iree_exec import is_torch_dialect, to_input_form
+    """The file's modules (`api.read`); a torch-dialect export, lowered by IREE's input
+    conversion first, is said so on stderr."""
+    from ..api import read
 
-    text = read_mlir_text(path)
-    if not is_torch_dialect(text):
-        return parse_chunks(text, path, new_context())
-    print(f"memplan: {path}: torch dialect, lowered by IREE's input conversion first "
-          "(iree-compile --compile-to=input)", file=sys.stderr)
-    return parse_chunks(to_input_form(text, path), f"{path} (input form)", new_context())
+    loaded = read(path)
+    if loaded.lowered_from_torch:
+        print(f"memplan: {path}: torch dialect, lowered by IREE's input conversion first "
+              "(iree-compile --compile-to=input)", file=sys.stderr)
+    return loaded.chunks

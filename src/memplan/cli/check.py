@@ -63,12 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
 def check_chunks(args: argparse.Namespace, chunks: list, snapshot: str = "") -> tuple[str, int]:
     """The report (text or JSON) of checking `chunks`, and its number of errors."""
-    from ..analysis.access import access_modes
-    from ..analysis.census import take_census
-    from ..analysis.ranges import Assumption, check_assumptions
-    from ..check import CheckContext, run_checks
-    from ..diagnostic import count_errors
-    from ..ir.walk import function_ops
+    from ..api import check
     from ..report.access_report import access_json, format_access
     from ..report.census_report import (
         check_json,
@@ -81,41 +76,34 @@ def check_chunks(args: argparse.Namespace, chunks: list, snapshot: str = "") -> 
     from ..report.diagnostics import format_diagnostics
     from ..report.json_text import dumps_indented
     from ..targets import load_target
-    from .copies import copy_rows
 
     assumptions = assumptions_of(args)
     target = load_target(args.target)
-    check_assumptions([a for a in assumptions if isinstance(a, Assumption)], chunks)
-    # Every analysis below only reads the chunks: they share one walk of each function.
-    walked = {chunk.index: function_ops(chunk.module) for chunk in chunks}
-    census = [a for chunk in chunks for a in take_census(chunk, assumptions, walked[chunk.index])]
-    context = CheckContext(census, target, args.file, chunks, overrides_of(args), assumptions,
-                           walked)
-    diags = run_checks(context)
-    errors = count_errors(diags)
-    accesses = [a for chunk in chunks for a in access_modes(chunk, walked[chunk.index])]
-    copies = copy_rows(chunks, iree=False, walked=walked)
+    result = check(chunks, target, path=args.file, assumptions=assumptions,
+                   overrides=overrides_of(args))
+    census, diags, accesses, copies = result.census, result.diagnostics, result.accesses, \
+        result.copies
     if args.json:
-        data = check_json(args.file, target.name, census, context.frames, diags)
+        data = check_json(args.file, target.name, census, result.frames, diags)
         if snapshot:
             data["snapshot"] = snapshot
-        data["workgroup"] = [kernel_json(k) for k in context.kernels]
+        data["workgroup"] = [kernel_json(k) for k in result.kernels]
         data["access"] = access_json(accesses)
         data["copies"] = copy_json(copies)
-        return dumps_indented(data), errors
+        return dumps_indented(data), result.errors
     parts = [format_census(census) if census else "no allocations"]
-    if context.frames:
-        parts.append(format_frames(context.frames))
+    if result.frames:
+        parts.append(format_frames(result.frames))
     # Memref-level programs have no tensor facts worth a table (their checks say it all).
     if any(a.type.startswith("tensor<") for a in accesses):
         parts.append(format_access(accesses))
     if any(r.transient != 0 or r.copied != 0 for r in copies):
         parts.append("copies per call, before and after `memplan opt`:\n"
                      + format_copy_table(copies, iree=False).rstrip())
-    if context.kernels:
-        parts.append(format_kernel_budgets(context.kernels))
+    if result.kernels:
+        parts.append(format_kernel_budgets(result.kernels))
     if diags:
         parts.append(format_diagnostics(diags, args.file))
-    warnings = sum(1 for d in diags if d.severity == "warning")
-    parts.append(f"{errors} error(s), {warnings} warning(s) for target '{target.name}'")
-    return "\n\n".join(parts), errors
+    parts.append(f"{result.errors} error(s), {result.warnings} warning(s) for target "
+                 f"'{target.name}'")
+    return "\n\n".join(parts), result.errors

@@ -7,7 +7,6 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..diagnostic import Diagnostic
 from ..errors import BudgetError
 from ..files import Outputs
 from .args import (
@@ -22,11 +21,10 @@ from .args import (
 )
 
 if TYPE_CHECKING:
-    from ..check import CheckContext
     from ..ir import MlirChunk
 
 EXIT_1 = ("an allocation could not be hoisted, bounded or placed, the output would fail "
-          "`memplan check` (default pipeline), or a check by execution differs")
+          "`memplan check`, or a check by execution differs")
 
 
 # The pipeline `memplan opt` runs without -p (transforms.passes.DEFAULT_PIPELINE, which a
@@ -35,9 +33,9 @@ DEFAULT_PASSES = "hoist-and-bound,constant-destinations,state-in-place"
 DESCRIPTION = (
     f"Rewrite MLIR with a pipeline of passes (default: {DEFAULT_PASSES}; `memplan passes` "
     "lists them). The IR goes to stdout or -o; remarks, errors and the resulting stack frames "
-    "go to stderr. With the default pipeline the output is then checked as `memplan check` "
-    "would for the same target: what it would reject is reported as an error here too (-p runs "
-    "only the passes named). A hoisted buffer that makes a frame too big stays hoisted (it no "
+    "go to stderr. Whatever the pipeline, the output is then checked as `memplan check` "
+    "would for the same target: what it would reject is reported as an error here too, and "
+    "nothing is written. A hoisted buffer that makes a frame too big stays hoisted (it no "
     "longer grows the stack per iteration) and the frame error is reported; --place moves "
     "buffers that do not fit to a pool or the heap instead. Exit 1 if something could not be "
     "rewritten or placed, the output fails the check, or a check by execution differs.")
@@ -89,23 +87,12 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..analysis.census import take_census
-    from ..analysis.ranges import Assumption, check_assumptions
-    from ..check import CheckContext
-    from ..diagnostic import count_errors
-    from ..ir import clone_chunks
+    from .. import api
     from ..ir.print import print_chunks
-    from ..ir.walk import function_ops
     from ..report.census_report import format_frames
     from ..report.diagnostics import format_diagnostics
     from ..targets import load_target
-    from ..transforms.passes import (
-        DEFAULT_PIPELINE,
-        PassContext,
-        PlaceBuffers,
-        parse_pipeline,
-        run_pipeline,
-    )
+    from ..transforms.passes import DEFAULT_PIPELINE, parse_pipeline
 
     outputs = Outputs(inputs_of(args))
     outputs.claim(args.output, "rewritten MLIR")
@@ -113,33 +100,24 @@ def run(args: argparse.Namespace) -> int:
     run_values = parse_values("--run-arg", args.run_arg, "[@FUNC:]ARG=INTEGER")
     target = load_target(args.target)
     passes = parse_pipeline(args.passes or ",".join(DEFAULT_PIPELINE))
-    if args.place and not any(isinstance(p, PlaceBuffers) for p in passes):
-        passes.append(PlaceBuffers())
-    chunks = load_input(args.file)
-    check_assumptions([a for a in assumptions if isinstance(a, Assumption)], chunks)
-    originals = clone_chunks(chunks) if args.check_state or args.check_run else []
-    report = run_pipeline(chunks, passes, PassContext(target, tuple(assumptions)))
+    result = api.opt(load_input(args.file), target, passes, place=args.place,
+                     path=args.file, assumptions=assumptions, overrides=overrides_of(args),
+                     keep_originals=bool(args.check_state or args.check_run))
+    chunks = result.chunks
     # Printing a large file costs about what parsing it did: a rewrite that fails with an
     # output file given is printed for no one, so it is printed only when something reads it.
     early = bool(not args.output or args.check_run or args.check_state)
     text = print_chunks(chunks, keep_locations=args.keep_locations) if early else None
     if args.check_state:
-        check_state(args, originals, chunks)
-    differs = check_run(originals, text, run_values) if args.check_run else False
+        check_state(args, result.originals, chunks)
+    differs = check_run(result.originals, text, run_values) if args.check_run else False
     if not args.output and not differs:
         print(text, end="")  # stdout shows the rewrite even when part of it failed
-    # The rewrites are done: census and checks read the result, sharing one walk of each function.
-    walked = {chunk.index: function_ops(chunk.module) for chunk in chunks}
-    census = [a for chunk in chunks for a in take_census(chunk, assumptions, walked[chunk.index])]
-    context = CheckContext(census, target, args.file, chunks, overrides_of(args), assumptions,
-                           walked)
-    diagnostics = list(report.diagnostics)
-    if not args.passes:  # the whole tool promises a checked result; `-p` runs just those passes
-        diagnostics += still_rejected(report.diagnostics, context)
-    failed = bool(count_errors(diagnostics)) or differs
+    diagnostics = result.diagnostics
+    failed = bool(result.errors) or differs
     summary = [format_diagnostics(diagnostics, args.file)] if diagnostics else []
-    if context.frames:
-        summary.append(format_frames(context.frames))
+    if result.frames:
+        summary.append(format_frames(result.frames))
     if differs:
         summary.append(f"memplan: {args.file}: the rewritten program computes different "
                        "results")
@@ -156,45 +134,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def still_rejected(reported: Sequence[Diagnostic], context: CheckContext) -> list[Diagnostic]:
-    """What `memplan check` rejects in the rewritten program where opt has not already said
-    why (an error at the same place): opt never hands over silently what check refuses."""
-    from ..check import run_checks
-
-    said = {(d.loc.path, d.loc.line) for d in reported if d.is_error and d.loc is not None}
-    return [d for d in run_checks(context)
-            if d.is_error and (d.loc is None or (d.loc.path, d.loc.line) not in said)]
-
-
 def check_run(originals: Sequence[MlirChunk], rewritten: str, values: dict[str, int]) -> bool:
     """Run before and after with IREE; print one line per function; True if any differs."""
-    from ..ir.print import print_chunks
-    from ..run.memref_harness import check_equivalent, runnable_calls
+    from ..api import compare_runs
 
-    calls, skipped = runnable_calls(originals, values)
-    for reason in skipped:
+    runs = compare_runs(originals, rewritten, values)
+    for reason in runs.skipped:
         print(f"execution check: skipped {reason}", file=sys.stderr)
-    if not calls:
-        return False
-    comparisons = check_equivalent(print_chunks(originals), rewritten, calls)
-    for c in comparisons:
+    for c in runs.comparisons:
         verdict = "identical" if c.identical else "DIFFERENT"
         buffers = f"{len(c.inputs)} random buffer{'' if len(c.inputs) == 1 else 's'}"
         print(f"execution check: @{c.function}: {verdict} results before and after "
               f"(IREE llvm-cpu, {buffers})", file=sys.stderr)
-    return not all(c.identical for c in comparisons)
+    return runs.differs
 
 
 def check_state(args: argparse.Namespace, originals: Sequence[MlirChunk],
                 chunks: Sequence[MlirChunk]) -> None:
     """Before and after called --steps times: same outputs and globals, else exit 1."""
-    from ..run.state_compare import compare_steps, parameter_archives, step_inputs
+    from ..api import compare_states
 
-    given = step_inputs(args.inputs, args.position)
-    archives = parameter_archives(args.parameters)
-    for before, after in zip(originals, chunks, strict=True):
-        result = compare_steps(before.module, after.module, args.check_state, args.steps,
-                               path=args.file, given=given, parameters=archives)
+    for result in compare_states(originals, chunks, args.check_state, args.steps,
+                                 path=args.file, inputs=args.inputs, positions=args.position,
+                                 parameters=args.parameters):
         globals_ = ", ".join(f"@{g} max diff {d:g}" for g, d in result.max_global_diff.items())
         print(f"memplan: @{args.check_state}: {args.steps} steps, outputs max diff "
               f"{result.max_output_diff:g}" + (f", {globals_}" if globals_ else ""),

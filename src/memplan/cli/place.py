@@ -27,9 +27,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..analysis.census import take_census
-    from ..analysis.ranges import Assumption, check_assumptions
-    from ..frontends.mlir_census import place_chunk, unplaced_diagnostics
+    from ..api import place
     from ..ir import load_mlir
     from ..report.diagnostics import format_diagnostic
     from ..report.placement_report import format_placement_text, placement_json
@@ -42,25 +40,20 @@ def run(args: argparse.Namespace) -> int:
     assumptions = assumptions_of(args)
     target = load_target(args.target)
     chunks = load_mlir(args.file)
-    check_assumptions([a for a in assumptions if isinstance(a, Assumption)], chunks)
-    placements = [place_chunk(chunk, take_census(chunk, assumptions), target)
-                  for chunk in chunks]
+    result = place(chunks, target, assumptions=assumptions)
     if args.json:
-        print(json.dumps(placement_json(placements, args.file), indent=2))
+        print(json.dumps(placement_json(result.placements, args.file), indent=2))
     else:
-        print(format_placement_text(placements, args.file), end="")
-    errors = [d for p in placements for d in unplaced_diagnostics(p)]
-    for diag in errors:
+        print(format_placement_text(result.placements, args.file), end="")
+    for diag in result.unplaced:
         print(format_diagnostic(diag, args.file), file=sys.stderr)
-    if errors:
+    if result.unplaced:
         outputs.abandon(EXIT_1)
         return 1
     if args.apply:
         from ..ir.print import print_chunks
-        from ..transforms.placement import apply_placement
 
-        for chunk, placement in zip(chunks, placements, strict=True):
-            apply_placement(chunk.module, placement)
+        result.apply(chunks)
         outputs.provide_text(args.output, print_chunks(chunks))  # verified first
     outputs.commit()
     return 0

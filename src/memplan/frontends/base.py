@@ -6,7 +6,7 @@ with the runtime's own plan of each when it has one. The driver places and packs
 and hands the offsets back to `write`, which returns the model in the runtime's form
 (or None: report only); `read_back` reads the offsets out of those bytes again, so the
 plan checked is the plan the runtime will see. `run` executes the original and the
-written model on the runtime; the driver calls it in a child process (`run/child.py`),
+written model on the runtime; the driver calls it in a child process (`frontends/child.py`),
 so a crash of the runtime is one line, never memplan's.
 
 A runtime that plans inside its own compiler (ExecuTorch's `MemoryPlanningPass`) sets
@@ -21,33 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from ..buffers import BufferRequest, Key
+from ..buffers import Arena, Key
 from ..targets import Target
-
-
-@dataclass(frozen=True)
-class RuntimePlan:
-    """What the runtime's own planner does with the same buffers."""
-
-    planner: str  # e.g. "TFLM greedy", "executorch greedy"
-    offsets: Mapping[Key, int]  # per buffer key, in the space `spaces` says (else the arena)
-    sizes: Mapping[str, int]  # bytes it asks for, per space (arena) name
-    spaces: Mapping[Key, str] = field(default_factory=dict)  # when it splits across spaces
-    lower_bound: int | None = None  # of the runtime's own view, when it differs from ours
-
-
-@dataclass(frozen=True)
-class Arena:
-    """Buffers the runtime plans together: one arena, or (with a target whose pools the
-    runtime can address, `FrontEnd.splits`) one group the driver places across pools."""
-
-    name: str
-    buffers: tuple[BufferRequest, ...]
-    alignment: int
-    runtime: RuntimePlan | None = None
-    runtime_error: str | None = None  # why the runtime's own planner refused, if it did
-    reserved: Mapping[str, int] = field(default_factory=dict)  # bytes owned below, per space
-    padding: int = 0  # bytes the runtime adds on top of a non-empty arena
 
 
 @dataclass(frozen=True)

@@ -152,3 +152,25 @@ def _random_inputs(meta: Any, seed: int, torch: Any) -> list:
 
 
 FRONT_END = ExecutorchFrontEnd()
+
+
+def memplan_planner(pools: tuple = (), time_limit: float | None = 10.0) -> ArenaPlanner:
+    """The model driver's planner for the arenas of one lowering (`pools`: the
+    `models.executorch.ArenaPool`s, fastest first; none: one arena)."""
+    from ..driver import plan_arena
+    from ..models.executorch import pools_target
+
+    target = pools_target(pools)
+    return lambda arena: plan_arena(arena, target=target, splits=True, time_limit=time_limit)
+
+
+def planning_pass(*, time_limit: float | None = 10.0, pools: tuple = (), **pass_options: Any):
+    """ExecuTorch's `MemoryPlanningPass` planned by memplan, for a user's own lowering:
+    `edge.to_executorch(ExecutorchBackendConfig(memory_planning_pass=planning_pass()))`.
+    Options go to the pass (`alloc_graph_input`, `alignment`, ...); its algorithm,
+    `.memory_planning_algo.algo_list[0]`, tells what it did (`arenas`, `spills`)."""
+    from ..models import executorch as hook
+
+    return hook.planning_pass(time_limit=time_limit, pools=pools,
+                              planner=memplan_planner(tuple(pools), time_limit), **pass_options)
+

@@ -59,12 +59,6 @@ ANY_LAYOUT_USERS = frozenset({
     "vector.store", "vector.maskedload", "vector.maskedstore", "memref.copy", "memref.dim",
     "memref.prefetch", "memref.atomic_rmw", "memref.generic_atomic_rmw",
 })
-# Terminators and ops through which a value leaves the region (or iteration) it was made in.
-REGION_EXIT_OPS = frozenset({
-    "scf.yield", "scf.condition", "affine.yield", "func.return", "cf.br", "cf.cond_br",
-    "gpu.return", "util.return", "bufferization.to_tensor",
-})
-
 # Calls of a function by symbol (its `callee` attribute).
 CALL_OPS = frozenset({"func.call", "util.call"})
 

@@ -1,6 +1,7 @@
 """memplan as the memory-planning algorithm of ExecuTorch's `MemoryPlanningPass`.
 
-A user adds one line to their lowering:
+A user adds one line to their lowering (`planning_pass` of `memplan.frontends.executorch`,
+which hands this algorithm the model driver's planner):
 
     edge.to_executorch(ExecutorchBackendConfig(memory_planning_pass=planning_pass()))
 
@@ -45,9 +46,8 @@ from executorch.exir.memory_planning import (
 from executorch.exir.passes.memory_planning_pass import MemoryPlanningPass
 from executorch.exir.tensor import TensorSpec
 
-from ..buffers import BufferRequest
+from ..buffers import Arena, BufferRequest, RuntimePlan
 from ..errors import BudgetError
-from ..frontends.base import Arena, RuntimePlan
 from ..pack.solve import Proof
 
 DEFAULT_ARENA = 1  # arena 0 holds constants; ExecuTorch plans activations into 1
@@ -143,7 +143,10 @@ class MemplanAlgorithm:
             raise ValueError("pools must have distinct mem_ids")
         if any(p.mem_id < 1 for p in self.pools):
             raise ValueError("arena 0 holds constants: pool mem_ids start at 1")
-        self.planner = planner or self._plan_arena
+        if planner is None:
+            raise ValueError("the planner is the model driver's (frontends.executorch."
+                             "planning_pass gives it)")
+        self.planner = planner
         self.arenas: list[GraphArena] = []
         self.spills: list[Spill] = []
         self.views: list[tuple[int, Arena]] = []  # (call, what it asked the planner)
@@ -281,12 +284,6 @@ class MemplanAlgorithm:
         sizes = {self.arena_name(m): size for m, size in enumerate(result.bufsizes) if m}
         return RuntimePlan(label, {k: r.mem_offset for k, r in placed.items()}, sizes,
                            {k: self.arena_name(r.mem_id) for k, r in placed.items()}), None
-
-    def _plan_arena(self, arena: Arena) -> Sequence[Any]:
-        from ..driver import plan_arena
-
-        return plan_arena(arena, target=pools_target(self.pools), splits=True,
-                          time_limit=self.time_limit)
 
 
 def planning_pass(*, time_limit: float | None = 10.0, pools: Sequence[ArenaPool] | None = None,

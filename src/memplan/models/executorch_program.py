@@ -115,14 +115,17 @@ def load_exported(path: str | Path) -> torch.export.ExportedProgram:
 
 def lower(exported: torch.export.ExportedProgram, planner: Planner, *,
           pools: Sequence[ArenaPool] = (), time_limit: float | None = 10.0,
-          graph_fixes: bool = False) -> Lowered:
+          graph_fixes: bool = False, arena_planner: Any = None) -> Lowered:
     """Lower a copy of `exported` to an ExecuTorch program planned by `planner`.
 
     `pools` (fastest first) are the arenas for the banked planners. `graph_fixes` turns
     on ExecuTorch's constant propagation (weight-only subgraphs folded into constants)
     and its reinplace pass, which change which tensors exist, not where they go.
+    `arena_planner` plans each arena for `Planner.MEMPLAN`: the model driver's
+    (`frontends.executorch.memplan_planner`), which this layer cannot import.
     """
-    return lower_with(exported, planner, _planning(planner, pools, time_limit), graph_fixes)
+    return lower_with(exported, planner,
+                      _planning(planner, pools, time_limit, arena_planner), graph_fixes)
 
 
 def _planning(planner: Planner, pools: Sequence[ArenaPool], time_limit: float | None,

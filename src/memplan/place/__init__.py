@@ -5,7 +5,7 @@
   and why) and `admission` (what fits, packed with lifetimes);
 
 It knows nothing of MLIR or of any model format: front ends adapt to `BufferRequest` in
-one place each (MLIR: `frontends/mlir_census.py`). MLIR's own budgets (stack frames,
+one place each (MLIR: `mlir_requests.py`). MLIR's own budgets (stack frames,
 workgroup memory per kernel) are checks: `check/budgets.py`, `check/workgroup.py`.
 """
 

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..analysis.census import Allocation
+from ..analysis.describe import describe_type
 from ..check.budgets import Budget
-from ..check.stack import describe_type
 from .diagnostics import Diagnostic, diagnostic_json
 from .table import format_table
 

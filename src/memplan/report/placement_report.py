@@ -10,7 +10,7 @@ from ..place import Assignment, SpaceUse
 from .table import format_table
 
 if TYPE_CHECKING:
-    from ..frontends.mlir_census import MlirPlacement
+    from ..mlir_requests import MlirPlacement
 
 
 def format_placement_text(placements: Sequence[MlirPlacement], path: str) -> str:

@@ -9,13 +9,31 @@ remembers where it came from, so reports can say which applied.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
-from ..ir import MlirChunk
-from ..ir.target_attrs import Found, IrLimits, ir_limits
-from ..ir.walk import FunctionOps, functions, symbol_name
 from .model import StackSpace, Target, WorkgroupSpace
+
+
+class StatedLimit(Protocol):
+    """One limit the IR states (`ir.target_attrs.Found`)."""
+
+    @property
+    def value(self) -> int: ...
+
+    @property
+    def where(self) -> str: ...  # e.g. "max_stack_allocation_size on hal.executable.variant"
+
+
+class StatedLimits(Protocol):
+    """What the IR states for one function (`ir.target_attrs.IrLimits`): targets know the
+    shape of it, not the IR it is read from."""
+
+    @property
+    def stack_bytes(self) -> StatedLimit | None: ...
+
+    @property
+    def workgroup_bytes(self) -> StatedLimit | None: ...
 
 
 class LimitSource(enum.Enum):
@@ -79,36 +97,19 @@ class FunctionTargets:
     def of(self, chunk: int, function: str) -> FunctionTarget:
         found = self.by_function.get((chunk, function))
         if found is None:
-            return apply_limits(self.default, IrLimits())
+            return apply_limits(self.default, None)
         return found
 
 
-def function_targets(chunks: Sequence[MlirChunk], target: Target,
-                     overrides: LimitOverrides = LimitOverrides(),
-                     funcs: Callable[[MlirChunk], Sequence[FunctionOps]] | None = None
-                     ) -> FunctionTargets:
-    """Each function's limits: the preset, what the IR says for it, the command line
-    (`funcs`: a chunk's `function_ops`, when the caller has them)."""
-    found = {}
-    applied: dict[IrLimits, FunctionTarget] = {}  # most functions state nothing, alike
-    for chunk in chunks:
-        for func in functions(chunk.module) if funcs is None else \
-                [f.func for f in funcs(chunk)]:
-            stated = ir_limits(func)
-            if stated not in applied:
-                applied[stated] = apply_limits(target, stated, overrides)
-            found[(chunk.index, symbol_name(func))] = applied[stated]
-    return FunctionTargets(target, found)
-
-
-def apply_limits(target: Target, stated: IrLimits,
+def apply_limits(target: Target, stated: StatedLimits | None,
                  overrides: LimitOverrides = LimitOverrides()) -> FunctionTarget:
-    """The preset with the IR's limits, then the command line's, laid over it."""
+    """The preset with the IR's limits (None: the IR states none), then the command line's,
+    laid over it."""
     stack = _choose(target.stack.max_frame if target.stack else None, target.name,
-                    stated.stack_bytes, overrides.max_frame, "--max-frame")
+                    stated.stack_bytes if stated else None, overrides.max_frame, "--max-frame")
     workgroup = _choose(target.workgroup.limit_per_kernel if target.workgroup else None,
-                        target.name, stated.workgroup_bytes, overrides.workgroup,
-                        "--workgroup-limit")
+                        target.name, stated.workgroup_bytes if stated else None,
+                        overrides.workgroup, "--workgroup-limit")
     changed = target
     if stack is not None and stack.source is not LimitSource.PRESET:
         base = target.stack or StackSpace(max_frame=stack.bytes,
@@ -123,7 +124,7 @@ def apply_limits(target: Target, stated: IrLimits,
     return FunctionTarget(changed, stack, workgroup)
 
 
-def _choose(preset: int | None, target_name: str, from_ir: Found | None,
+def _choose(preset: int | None, target_name: str, from_ir: StatedLimit | None,
             command_line: int | None, option: str) -> AppliedLimit | None:
     if command_line is not None:
         return AppliedLimit(command_line, LimitSource.COMMAND_LINE, option)

@@ -50,70 +50,25 @@ Created ops carry the location of the allocation they replace.
 
 from __future__ import annotations
 
-import enum
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from iree.compiler import ir
 from iree.compiler.dialects import arith, memref
 
-from ..analysis.buffer_flow import escape_from
-from ..analysis.census import (
-    FunctionFacts,
-    allocation_ops,
-    bound_dims,
-    dynamic_size_operands,
-    function_facts,
-)
-from ..analysis.ranges import Assumption
+from ..analysis.assumptions import Assumption
+from ..analysis.census import FunctionFacts, allocation_ops, function_facts
+from ..analysis.hoist_plan import HoistDecision, HoistKind, anchor_of
 from ..diagnostic import Diagnostic, Note
 from ..ir import MlirChunk, source_loc
-from ..ir.cfg import cfg_cycle_around
 from ..ir.ops import (
     ANY_LAYOUT_USERS,
     DEALLOCATION_OPS,
     MEMREF_ALLOCATION_OPS,
-    PARALLEL_LOOP_OPS,
-    STACK_ALLOCATION_OPS,
 )
-from ..ir.types import DYNAMIC, DYNAMIC_STRIDE, element_bytes, shape_of
-from ..ir.walk import allocation_scope, enclosing_loops, functions, users
+from ..ir.types import DYNAMIC, DYNAMIC_STRIDE, element_bytes
+from ..ir.walk import functions, users
 from .rewrite_report import RewriteReport
-
-
-class HoistKind(enum.Enum):
-    NOTHING = "nothing to do"
-    TO_ENTRY = "moves to the entry"
-    TO_ENTRY_END = "moves to the end of the entry block, its size still unbounded"
-    BEFORE_LOOP = "moves before a loop its size does not change in"
-    BIND = "becomes a static allocation of its bound at the entry, viewed where it was"
-    PARTIAL = "moves before a loop its size does not change in, and stays unbounded"
-    REFUSED = "stays where it is"
-
-
-@dataclass(frozen=True)
-class HoistPlan:
-    """What hoist-and-bound does with one allocation, decided before the IR changes."""
-
-    kind: HoistKind
-    reason: str = ""  # REFUSED, PARTIAL: the error, naming the IR that is there
-    notes: tuple[Note, ...] = ()
-    loop: ir.Operation | None = None  # BEFORE_LOOP, PARTIAL: the loop it moves before
-    bounds: tuple[int | None, ...] = ()  # BIND: the static shape
-
-    @property
-    def fixes_repetition(self) -> bool:
-        """After it, the allocation no longer runs once per iteration of a loop."""
-        return self.kind in (HoistKind.TO_ENTRY, HoistKind.BIND) or (
-            self.kind is HoistKind.BEFORE_LOOP)
-
-
-def plan_hoist(op: ir.Operation, facts: FunctionFacts, path: str) -> HoistPlan:
-    """What `memplan opt` will do with `op` (an allocation of `facts.func`): for `check`'s
-    notes, so both say the same."""
-    func = facts.func
-    return _Hoist(op, facts, path, _anchor(func), RewriteReport()).decide()
 
 
 def hoist_and_bound(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) -> RewriteReport:
@@ -128,42 +83,19 @@ def hoist_and_bound(chunk: MlirChunk, assumptions: Sequence[Assumption] = ()) ->
 def _hoist_function(func: ir.Operation, chunk: MlirChunk, assumptions: Sequence[Assumption],
                     report: RewriteReport) -> None:
     facts = function_facts(func, chunk, assumptions)
-    anchor = _anchor(func)
+    anchor = anchor_of(func)
     for op in allocation_ops(func):
         if op.name in MEMREF_ALLOCATION_OPS:
             _Hoist(op, facts, chunk.path, anchor, report).run()
 
 
-def _anchor(region_op: ir.Operation) -> ir.Operation:
-    """Where hoisted allocations go in `region_op`'s first block: before its first op that is
-    never erased (an allocation may be replaced, so it cannot be the anchor). Allocations
-    hoisted one after the other keep their source order."""
-    return next(op.operation for op in region_op.regions[0].blocks[0].operations
-                if op.operation.name not in MEMREF_ALLOCATION_OPS)
-
-
-class _Hoist:
-    """The rewrite of one allocation op."""
+class _Hoist(HoistDecision):
+    """The rewrite of one allocation op, as its decision says."""
 
     def __init__(self, op: ir.Operation, facts: FunctionFacts, path: str, anchor: ir.Operation,
                  report: RewriteReport):
-        self.op, self.facts, self.path, self.report = op, facts, path, report
-        self.loc = source_loc(op, path)
-        self.is_stack = op.name in STACK_ALLOCATION_OPS
-        self.type = ir.MemRefType(op.results[0].type)
-        self.shape = shape_of(self.type)
-        loops = enclosing_loops(op)
-        parallel = [i for i, loop in enumerate(loops) if loop.name in PARALLEL_LOOP_OPS]
-        # Only the sequential loops inside the innermost parallel loop may be left.
-        self.loops = loops[parallel[-1] + 1:] if parallel else loops
-        self.anchor = anchor if not parallel else _anchor(loops[parallel[-1]])
-        self.destination = "the function entry" if not parallel else \
-            f"the start of the enclosing `{loops[parallel[-1]].name}` body"
-        self.sizes = dynamic_size_operands(op)
-        self.dealloc: ir.Operation | None = None
-        self.scope = allocation_scope(op)
-        self.cycle: ir.Operation | None = None
-        self.outside_entry = False
+        super().__init__(op, facts, path, anchor)
+        self.report = report
 
     # diagnostics
 
@@ -174,67 +106,6 @@ class _Hoist:
     def error(self, message: str, notes: Sequence[Note] = ()) -> None:
         self.report.add_refused(Diagnostic("error", self.loc, message, notes,
                                                   code="not-hoisted"))
-
-    @property
-    def what(self) -> str:
-        return f"{'stack' if self.is_stack else 'heap'} allocation of {self.type}"
-
-    # the decision
-
-    def decide(self) -> HoistPlan:
-        """What the rewrite will do, without touching the IR."""
-        op = self.op
-        # A stack allocation on a CFG cycle (a `cf.br` back edge) runs once per trip too.
-        self.cycle = cfg_cycle_around(op, self.scope) if self.is_stack and not self.loops \
-            else None
-        outside_entry = self.outside_entry = self.is_stack and op.block != self.anchor.block
-        if not self.loops and self.cycle is None and not (self.is_stack and self.sizes) \
-                and not outside_entry:
-            return HoistPlan(HoistKind.NOTHING)  # at the entry, and static or on the heap
-        if len(op.operands) > len(self.sizes):
-            return self._refuse(f"{self.what} has layout symbol operands; not hoisted")
-        if self.loops or self.cycle is not None:
-            escape = escape_from(op.results[0], self.loops)
-            if escape is not None:
-                return self._refuse(f"{self.what} is not hoisted out of {self.repeats}: the "
-                                    f"buffer {escape.describe()}",
-                                    [Note(source_loc(escape.op, self.path), "here")])
-        deallocs = [u for u in users(op.results[0]) if u.name in DEALLOCATION_OPS]
-        if len(deallocs) > 1 or (deallocs and deallocs[0].block != op.block):
-            return self._refuse(f"{self.what} is not hoisted: it is freed outside its own block")
-        self.dealloc = deallocs[0] if deallocs else None
-
-        if not self.sizes:
-            return HoistPlan(HoistKind.TO_ENTRY)
-        bounds, reason = bound_dims(self.shape, self.sizes, self.facts.ranges)
-        if not self.loops:
-            if reason is None:
-                return HoistPlan(HoistKind.BIND, bounds=bounds)
-            if self.cycle is None and outside_entry and self._sizes_ready_at_entry_end():
-                return HoistPlan(HoistKind.TO_ENTRY_END, reason=reason)
-            where = "outside the entry block" if outside_entry else "at the entry"
-            if self.cycle is not None:
-                where = f"in {self.repeats}"
-            return self._refuse(f"{self.what} {where} has no proven size bound; left where it "
-                                "is", [Note(self.loc, reason)])
-        invariant = self._outermost_invariant_loop()
-        if not self.is_stack and invariant is not None and invariant == self.loops[0]:
-            return HoistPlan(HoistKind.BEFORE_LOOP, loop=invariant)
-        if reason is None:
-            return HoistPlan(HoistKind.BIND, bounds=bounds)
-        if invariant is not None:
-            if self.is_stack or invariant != self.loops[0]:
-                line = source_loc(invariant, self.path)
-                return HoistPlan(HoistKind.PARTIAL, loop=invariant, reason=(
-                    f"{self.what} has no proven size bound; it was moved out of the "
-                    f"`{invariant.name}` at line {line.line if line else '?'} (its size does "
-                    "not change there), no further"), notes=(Note(self.loc, reason),))
-            return HoistPlan(HoistKind.BEFORE_LOOP, loop=invariant)
-        return self._refuse(f"{self.what} is not hoisted: its size changes in {self.repeats} "
-                            "and has no proven bound", [Note(self.loc, reason)])
-
-    def _refuse(self, message: str, notes: Sequence[Note] = ()) -> HoistPlan:
-        return HoistPlan(HoistKind.REFUSED, reason=message, notes=tuple(notes))
 
     def run(self) -> None:
         plan = self.decide()
@@ -252,35 +123,6 @@ class _Hoist:
             self._move_before(plan.loop)
             if kind is HoistKind.PARTIAL:
                 self.error(plan.reason, plan.notes)
-
-    @property
-    def repeats(self) -> str:
-        """What makes the allocation run more than once, as the IR says it."""
-        if self.loops:
-            line = source_loc(self.loops[-1], self.path)
-            return f"the `{self.loops[-1].name}` at line {line.line if line else '?'}"
-        if self.cycle is not None:
-            line = source_loc(self.cycle, self.path)
-            return f"the loop of blocks closed by `{self.cycle.name}` at line " \
-                f"{line.line if line else '?'}"
-        return "its block"
-
-    def _sizes_ready_at_entry_end(self) -> bool:
-        """Every size is a function argument or computed in the entry block."""
-        entry = self.anchor.block
-        for size in self.sizes:
-            owner = size.owner
-            block = owner if isinstance(owner, ir.Block) else owner.operation.block
-            if block != entry:
-                return False
-        return True
-
-    def _outermost_invariant_loop(self) -> ir.Operation | None:
-        ranges = self.facts.ranges
-        for loop in self.loops:
-            if all(ranges.pure_slice(size, loop) is not None for size in self.sizes):
-                return loop
-        return None
 
     # the rewrites
 

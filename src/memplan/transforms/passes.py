@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ..analysis.ranges import Assumption
+from ..analysis.assumptions import Assumption
 from ..errors import InputError
-from ..frontends.mlir_census import MlirPlacement
 from ..ir import MlirChunk
+from ..mlir_requests import MlirPlacement
 from ..targets import Target
 from .constant_dest import rewrite_constant_destinations
 from .hoist import hoist_and_bound

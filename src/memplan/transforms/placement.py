@@ -36,13 +36,13 @@ from collections.abc import Sequence
 
 from iree.compiler import ir
 
+from ..analysis.assumptions import Assumption
 from ..analysis.census import take_census
-from ..analysis.ranges import Assumption
-from ..frontends.mlir_census import MlirPlacement, place_chunk, unplaced_diagnostics
 from ..ir import MlirChunk
 from ..ir.ops import DEALLOCATION_OPS, MEMREF_ALLOCATION_OPS
 from ..ir.types import has_identity_layout
 from ..ir.walk import function_of, symbol_name
+from ..mlir_requests import MlirPlacement, place_chunk, unplaced_diagnostics
 from ..place.model import HEAP, STACK, Assignment
 from ..targets import Target
 from .rewrite_report import RewriteReport

@@ -15,15 +15,15 @@ from dataclasses import dataclass
 
 from iree.compiler import ir
 
-from ..analysis.census import Allocation
-from ..analysis.devices import DeviceUse, device_uses
-from ..buffers import BufferRequest
-from ..diagnostic import Diagnostic
-from ..ir import MlirChunk
-from ..ir.ops import LLVM_ALLOCATION_OPS
-from ..place.model import Assignment, Placement
-from ..place.policy import place
-from ..targets import Target
+from .analysis.census import Allocation
+from .analysis.devices import DeviceUse, device_uses
+from .buffers import BufferRequest
+from .diagnostic import Diagnostic
+from .ir import MlirChunk
+from .ir.ops import LLVM_ALLOCATION_OPS
+from .place.model import Assignment, Placement
+from .place.policy import place
+from .targets import Target
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..frontends.base import RunCheck
+from .base import RunCheck
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,9 @@ def run_in_child(front_end: str, original: bytes, written: bytes, seed: int = 0,
     payload = pickle.dumps((front_end, original, written, seed))
     try:
         child = subprocess.Popen(
-            [sys.executable, "-m", "memplan.run.child", str(write_end)], stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_end,),
+            [sys.executable, "-m", "memplan.frontends.child", str(write_end)],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            pass_fds=(write_end,),
             env=env)
     finally:
         os.close(write_end)
@@ -93,8 +94,8 @@ def _send(fd: int, message: tuple) -> None:
 
 
 def _main(fd: int) -> int:
-    from ..frontends import entry_for, load, names
-    from ..frontends.base import RuntimeRefused
+    from . import entry_for, load, names
+    from .base import RuntimeRefused
 
     front_end, original, written, seed = pickle.loads(sys.stdin.buffer.read())
     assert front_end in names()

@@ -1,6 +1,6 @@
 """memplan beside IREE's own lit tests, split by split.
 
-    python benchmarks/iree_peers.py [--markdown]
+    python tests/iree_peers.py [--markdown]
 
 For every `// RUN:` line of the memref-level files in tests/data/peers/iree/
 (IREE's tests for the passes whose job memplan also does), every `// -----`
@@ -35,7 +35,7 @@ from pathlib import Path
 
 from iree.compiler import ir
 
-from memplan.analysis.ranges import Range, eval_affine_map
+from memplan.analysis.intervals import Range, eval_affine_map
 from memplan.analysis.stream import stream_listing
 from memplan.cli import main as memplan_main
 from memplan.ir import load_mlir
