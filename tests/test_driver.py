@@ -15,11 +15,11 @@ import sys
 
 import pytest
 
-from memplan.buffers import BufferRequest
+from memplan.buffers import Arena, BufferRequest
 from memplan.driver import PlanCheckError, check_written, plan_arena, plan_model
 from memplan.errors import InputError
 from memplan.frontends import entry_for, front_end
-from memplan.frontends.base import Arena, ReadOptions
+from memplan.frontends.base import ReadOptions
 from memplan.pack import Buffer, Problem, validate
 from memplan.pack.solve import Proof, solve
 from memplan.report.json_schema import plan_json_problems

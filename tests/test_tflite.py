@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memplan.buffers import BufferRequest
+from memplan.buffers import Arena, BufferRequest
 from memplan.check.offline_plan import offline_plan_problems
 from memplan.driver import check_run, plan_arena, plan_model
 from memplan.errors import InputError
-from memplan.frontends.base import Arena, ReadOptions
+from memplan.frontends.base import ReadOptions
 from memplan.frontends.tflite import greedy_plan, requests
 from memplan.models import tflite as tfl
 from memplan.report.json_schema import plan_json_problems

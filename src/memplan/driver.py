@@ -16,11 +16,11 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .buffers import BufferRequest, Key, merged, share_groups
+from .buffers import Arena, BufferRequest, Key, merged, share_groups
 from .check.offline_plan import offline_plan_problems
 from .errors import BudgetError, InputError
 from .frontends import entry_for, load
-from .frontends.base import Arena, FrontEnd, ModelView, ReadOptions, RunCheck
+from .frontends.base import FrontEnd, ModelView, ReadOptions, RunCheck
 from .pack import Buffer, PackResult, Problem, Solution, validate
 from .pack.solve import Proof, Solved, solve
 from .place.model import Placement

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..buffers import BufferRequest
+from ..buffers import Arena, BufferRequest
 from ..errors import InputError
-from .base import Arena, ModelView, Offsets, ReadOptions
+from .base import ModelView, Offsets, ReadOptions
 
 ARENA = "arena"
 

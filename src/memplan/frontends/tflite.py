@@ -11,23 +11,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..buffers import BufferRequest, share_groups
+from ..buffers import Arena, BufferRequest, RuntimePlan, share_groups
 from ..errors import InputError
 from ..models import tflite as tfl
 from ..pack import Buffer, Problem, Solution, lower_bound, validate
 from ..pack.heuristics import place_in_order
 from ..targets import Target
-from .base import (
-    Arena,
-    Measured,
-    ModelView,
-    Offsets,
-    Progress,
-    ReadOptions,
-    RunCheck,
-    RuntimePlan,
-    RuntimeRefused,
-)
+from .base import Measured, ModelView, Offsets, Progress, ReadOptions, RunCheck, RuntimeRefused
 
 ARENA = "arena"
 
