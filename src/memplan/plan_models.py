@@ -210,7 +210,7 @@ def plan_model(path: str, **options) -> ModelPlan:
     suffix = Path(path).suffix.lower()
     planner = PLANNERS.get(suffix)
     if planner is None:
-        known = ", ".join(sorted(PLANNERS))
+        known = ", ".join(sorted([*PLANNERS, ".pt2"]))  # .pt2: cli/plan.py, ExecuTorch's
         raise InputError(path, f"unknown model format '{suffix}' (known: {known})")
     return planner(path, **options)
 

@@ -153,10 +153,21 @@ def overrides_of(args: argparse.Namespace) -> LimitOverrides:
                           vscale_max=getattr(args, "vscale_max", None))
 
 
+def require_readable(path: str) -> None:
+    """Refuse a missing or unreadable input in one line before any library loads to read it
+    (the MLIR bindings, torch: seconds of start-up to learn of a typo)."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as err:
+        raise InputError(path, f"cannot read file: {err.strerror or err}") from None
+
+
 def load_input(path: str) -> list[MlirChunk]:
     """The file's modules. A torch-dialect export (iree-turbine, torch-mlir) is first lowered
     by IREE's input conversion, as `iree-compile --compile-to=input` does; its diagnostics
     then cite the converted text, named `PATH (input form)`."""
+    require_readable(path)
     from ..ir.load import new_context, parse_chunks, read_mlir_text
     from ..run.iree_exec import is_torch_dialect, to_input_form
 

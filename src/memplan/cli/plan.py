@@ -9,7 +9,13 @@ from pathlib import Path
 
 from ..errors import BudgetError, InputError
 from ..files import Outputs
-from .args import inputs_of, non_negative_int, non_negative_seconds, parse_values
+from .args import (
+    inputs_of,
+    non_negative_int,
+    non_negative_seconds,
+    parse_values,
+    require_readable,
+)
 
 EXIT_1 = ("the planned model runs differently or needs a larger arena (--check-run), or the "
           "plan is over --budget")
@@ -44,6 +50,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_readable(args.file)
     suffix = Path(args.file).suffix.lower()
     if suffix in EXECUTORCH:
         return EXECUTORCH[suffix](args)

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..extras import Extra, MissingExtra
 from .arena import ArenaTensor
 
 try:  # TFLM's own schema module (object API), shipped by the tflite-micro package
@@ -214,8 +215,7 @@ def with_offline_plan(data: bytes, offsets: list[int], path: str) -> bytes:
 
 def _unpack(data: bytes, path: str):
     if schema is None:
-        raise InputError(path, "reading .tflite needs the tflite-micro package "
-                         "(pip install tflite-micro)")
+        raise MissingExtra(Extra.TFLITE, f"{path}: reading .tflite")
     if len(data) < 8:
         raise InputError(path, "not a TFLite flatbuffer (too short)")
     if data[4:8] != FILE_IDENTIFIER:

@@ -9,8 +9,21 @@
 - `workgroup`: GPU workgroup memory per kernel against the target's limit.
 """
 
+from typing import TYPE_CHECKING
+
 from .model import Assignment, Placement, Request, SpaceUse
 from .policy import place
-from .requests import build_requests
+
+if TYPE_CHECKING:
+    from .requests import build_requests
+
+
+def __getattr__(name: str) -> object:
+    # `requests` reads the IR (the MLIR bindings); a model's arena is placed without them.
+    if name != "build_requests":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .requests import build_requests
+
+    return build_requests
 
 __all__ = ["Assignment", "Placement", "Request", "SpaceUse", "build_requests", "place"]

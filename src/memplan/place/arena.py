@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ..analysis.census import Allocation
+from ..analysis.allocation import Allocation
 from ..models.arena import ArenaTensor, share_groups
 from ..pack import Buffer, PackResult, Problem, Solution, lower_bound, plan, validate
 from ..pack.heuristics import place_in_order

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..analysis.census import Allocation
+from ..analysis.allocation import Allocation
 from ..diagnostic import Diagnostic
 from ..targets import Target
 from .budgets import packing_lifetime
