@@ -285,6 +285,11 @@ def test_plan_command_target_and_budget(saved_model, capsys):
     assert main(["plan", str(saved_model), "--budget", "1000", "--summary"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "over the budget of 1,000 B; no plan can" in err[0]
+    # with the target's pools, the budget bounds all of them together
+    assert main(["plan", str(saved_model), "--target", "cortex-m55+ethos-u55", "--budget",
+                 "1000", "--summary"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "over the budget of 1,000 B; no plan can" in err[0]
 
 
 def zip_without_program() -> bytes:

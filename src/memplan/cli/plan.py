@@ -40,8 +40,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    "model under TFLM's interpreter: smallest arenas, identical outputs (.pt2: "
                    "both programs under executorch.runtime)")
     p.add_argument("--budget", type=non_negative_int, metavar="BYTES",
-                   help="bytes the one arena may take (.pt2): exit 1 if the plan is over, "
-                   "saying whether any plan could fit")
+                   help="bytes the arenas may take together (.pt2; with --target, all pools "
+                   "together): exit 1 if the plan is over, saying whether any plan could fit")
     p.add_argument("--plot", help="draw memplan's layout of the first arena (.pt2; .svg, "
                    ".png, .pdf)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -112,9 +112,6 @@ def _run_executorch(args: argparse.Namespace) -> int:
         raise InputError(args.output, "an ExecuTorch program is written as .pte")
     if args.dim:
         raise InputError(args.file, "--dim applies to .onnx models only")
-    if args.budget is not None and args.target:
-        raise InputError(args.file, "--budget bounds the one arena; with --target the pools' "
-                         "capacities are the budget")
     pools = ()
     if args.target:
         from ..targets import load_target
@@ -159,9 +156,11 @@ def _run_executorch(args: argparse.Namespace) -> int:
 
 
 def _over_budget(lowered, budget: int) -> str:
+    """Why a plan over `budget` bytes (all arenas together, with --target all pools) is."""
     arenas = lowered.arenas
-    proven = bool(arenas) and all(a.proof.name in ("AT_BOUND", "OPTIMAL") for a in arenas)
-    bound = sum(a.lower_bound for a in arenas)
+    # Per-arena proofs say nothing of another split over pools: only one arena's counts.
+    proven = len(arenas) == 1 and arenas[0].proof.name in ("AT_BOUND", "OPTIMAL")
+    bound = lowered.bound()  # every tensor together, whatever arena it went to
     why = (f"no plan can: {bound:,} B are live at once" if bound > budget else
            "no plan can (the exact solver proved memplan's minimal)" if proven else
            f"not proven either way (lower bound {bound:,} B)")
