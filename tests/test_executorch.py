@@ -303,7 +303,7 @@ def zip_without_program() -> bytes:
 
 
 @pytest.mark.parametrize("name, content, reason", [
-    ("missing.pt2", None, "no such file"),
+    ("missing.pt2", None, "cannot read file: No such file"),
     ("garbage.pt2", b"not a zip", "not a torch.export program"),
     ("empty.pt2", zip_without_program(), "holds no exported program"),
     ("model.pte", b"", "already planned"),
