@@ -61,6 +61,7 @@ def run_without(refused: tuple[str, ...], argv: list[str], cwd=None):
     (["opt", str(EXAMPLES / "loop_alloca.mlir"), "--target", "x86_64"], "mlir"),
     (["place", str(EXAMPLES / "placement.mlir"), "--target", "x86_64"], "mlir"),
     (["copies", str(EXAMPLES / "kv_cache_append.mlir")], "mlir"),
+    (["passes"], "mlir"),
     (["pack", str(EXAMPLES / "mobilenet_blocks.294912.csv"), "--plot", "x.svg"], "plot"),
     (["pack", str(EXAMPLES / "mobilenet_blocks.294912.csv"), "--exact"], "jit"),
 ])

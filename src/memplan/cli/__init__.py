@@ -44,7 +44,7 @@ COMMANDS = (
             "IREE's stream figures", Extra.MLIR),
     Command("place", "decide which memory space holds each allocation", Extra.MLIR),
     Command("plan", "plan a whole model's tensor arena (.tflite, .onnx, .pt2)", None),
-    Command("passes", "list the passes `memplan opt -p` can run", None),
+    Command("passes", "list the passes `memplan opt -p` can run", Extra.MLIR),
     Command("targets", "list target descriptions or show one", None),
 )
 BY_NAME = {c.name: c for c in COMMANDS}

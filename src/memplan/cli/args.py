@@ -81,9 +81,8 @@ def parse_named_int(option: str, text: str, relations: Sequence[str], expected: 
 _RANGE = re.compile(
     r"^\s*(?:@(?P<func>[\w$.-]+):)?[@%]?(?P<name>[\w$.-]+)\s*=\s*"
     r"(?P<lo>[-+]?\d{1,20})?\s*\.\.\s*(?P<hi>[-+]?\d{1,20})?\s*$")
-ASSUME_SPELLING = ("[@func:]ARG=..N (at most N), ARG=N.. (at least N), ARG=LO..HI, ARG=N, "
-                   "or the same as ARG<=N, ARG>=N, ARG==N; ARG an argument's SSA name or "
-                   "0-based position")
+ASSUME_SPELLING = ("[@func:]ARG=..N, ARG=N.., ARG=LO..HI or ARG=N (or ARG<=N, ARG>=N, "
+                   "ARG==N), ARG an argument's SSA name or 0-based position")
 
 
 def parse_assumption(text: str) -> Assumption:
