@@ -298,6 +298,11 @@ def test_plan_command_target_and_budget(saved_model, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "over the budget of 1,000 B; no plan can" in err[0]
     assert not plot.exists()  # nothing written on failure
+    # with the target's pools, the budget bounds all of them together
+    assert main(["plan", str(saved_model), "--target", "cortex-m55+ethos-u55", "--budget",
+                 "1000", "--summary"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "over the budget of 1,000 B; no plan can" in err[0]
 
 
 def zip_without_program() -> bytes:
@@ -311,7 +316,7 @@ def zip_without_program() -> bytes:
 
 
 @pytest.mark.parametrize("name, content, reason", [
-    ("missing.pt2", None, "no such file"),
+    ("missing.pt2", None, "cannot read file: No such file"),
     ("garbage.pt2", b"not a zip", "not a torch.export program"),
     ("empty.pt2", zip_without_program(), "holds no exported program"),
     ("model.pte", b"", "already planned"),

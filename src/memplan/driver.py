@@ -21,7 +21,7 @@ from .check.offline_plan import offline_plan_problems
 from .errors import BudgetError, InputError
 from .frontends import entry_for, load
 from .frontends.base import FrontEnd, ModelView, ReadOptions, RunCheck
-from .pack import Buffer, PackResult, Problem, Solution, validate
+from .pack import Buffer, PackResult, Problem, Solution, lower_bound, validate
 from .pack.solve import Proof, Solved, solve
 from .place.model import Placement
 from .targets import Target
@@ -354,8 +354,16 @@ def over_budget(plan: ModelPlan, budget: int) -> str | None:
     """Why the plan is over `budget` bytes (None when within), and whether any plan fits."""
     if plan.total <= budget:
         return None
-    bound = plan.lower_bound
-    proven = all(a.proof in (Proof.AT_BOUND, Proof.OPTIMAL) for a in plan.arenas)
+    if len(plan.arenas) == 1:
+        bound = plan.lower_bound
+        proven = plan.arenas[0].proof in (Proof.AT_BOUND, Proof.OPTIMAL)
+    else:
+        # Another split over the pools could fit where this one does not: only the bytes
+        # live at once over every arena together bound every plan, and no per-arena proof
+        # says anything of another split.
+        together = [b for a in plan.arenas for b in a.packing.problem.buffers]
+        bound = lower_bound(Problem(together)) + sum(a.reserved for a in plan.arenas)
+        proven = False
     why = (f"no plan can: {bound:,} B are live at once" if bound > budget else
            "no plan can (the exact solver proved memplan's minimal)" if proven else
            f"not proven either way (lower bound {bound:,} B)")

@@ -14,19 +14,17 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 
 from iree.compiler import ir
 
 from ..errors import InputError
-from ..ir import MlirChunk, SourceLoc, source_loc
+from ..ir import MlirChunk, source_loc
 from ..ir.cfg import cfg_cycle_around
 from ..ir.ops import (
     ALLOCATION_OPS,
     LLVM_ALLOCATION_OPS,
     MEMREF_VIEW_OPS,
-    STACK_ALLOCATION_OPS,
 )
 from ..ir.source import source_argument_names
 from ..ir.types import element_bytes, llvm_pointer_space, memory_space_name, shape_of
@@ -43,49 +41,9 @@ from ..ir.walk import (
     walk,
 )
 from ..limits import MAX_VALUE
+from .allocation import Allocation  # noqa: F401 - the record, re-exported
 from .assumptions import Assumption
 from .ranges import RangeAnalysis
-
-
-@dataclass(frozen=True)
-class Allocation:
-    """One `memref.alloc`/`memref.alloca`/`bufferization.alloc_tensor` (or similar)."""
-
-    op_name: str  # e.g. "memref.alloca"
-    function: str  # symbol name of the enclosing function (without '@')
-    location: SourceLoc | None
-    element_type: str  # e.g. "i32"
-    shape: tuple[int | None, ...]  # None for a dynamic dimension
-    element_bytes: int
-    exact_bytes: int | None  # static shape: its size
-    bound_bytes: int | None  # dynamic shape with a proven bound: the bound; else = exact_bytes
-    unbounded_reason: str | None  # why no bound could be proven (None when bounded)
-    memory_space: str | None  # e.g. "workgroup", "private", "sram"; None = default space
-    loop_depth: int  # number of enclosing loops inside the function
-    lifetime: tuple[int, int]  # half-open [first, last use + 1) in the function's op order
-    alignment: int | None = None  # requested alignment attribute, if any
-    dim_bounds: tuple[int | None, ...] = ()  # per-dim upper bound (static dims as is)
-    loop_location: SourceLoc | None = None  # the innermost loop around it, if any
-    chunk: int = 0  # index of the `// -----` chunk it is in (function names repeat across)
-    # Loops between it and its automatic allocation scope (`memref.alloca_scope`, function):
-    # for a stack allocation, the loops in which every iteration allocates again. A loop of
-    # blocks (a `cf.br` back edge) counts as one.
-    scope_loop_depth: int = 0
-    # Not in the entry block of its allocation scope: LLVM makes a stack allocation there a
-    # dynamic stack adjustment, and IREE refuses it.
-    outside_entry_block: bool = False
-    # The op itself (for `gpu.func` attributions, the function): how later layers find it
-    # in the IR, whatever its location says.
-    op: ir.Operation | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def is_stack(self) -> bool:
-        return self.op_name in STACK_ALLOCATION_OPS or self.op_name in LLVM_ALLOCATION_OPS
-
-    @property
-    def bytes_or_bound(self) -> int | None:
-        return self.exact_bytes if self.exact_bytes is not None else self.bound_bytes
-
 
 # --- the walk ---------------------------------------------------------------------------
 

@@ -239,7 +239,7 @@ class RangeAnalysis:
         reason = None
         if hi is None:
             reason = (f"size comes from argument {label} of @{self.function}, which has no upper "
-                      f"bound (give --assume {name or number}<=N or an argument attribute "
+                      f"bound (give --assume {name or number}=..N or an argument attribute "
                       "{memplan.max = N : index})")
         return Range(lo, hi, reason)
 

@@ -1,30 +1,23 @@
-"""Checks: small functions from facts (census, target) to diagnostics.
+"""Checks: small functions from facts (census, target) to diagnostics (`registry.py`).
 
-A check is `Callable[[CheckContext], list[Diagnostic]]`. `DEFAULT_CHECKS` is the
-list `memplan check` runs; a new check is one more function appended to it
-(placement and tensor checks live in their own modules and add themselves here).
+The MLIR checks load the MLIR bindings; `offline_plan` (a model's plan read back)
+needs none. So the package's names load on first use (PEP 562): checking a
+.tflite plan never loads IREE.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from ..diagnostic import Diagnostic
-from .context import CheckContext
-from .placement import PLACEMENT_CHECKS
-from .stack import STACK_CHECKS
-from .tensor import TENSOR_CHECKS
+if TYPE_CHECKING:
+    from .registry import DEFAULT_CHECKS, Check, CheckContext, run_checks
 
-Check = Callable[[CheckContext], list[Diagnostic]]
+def __getattr__(name: str) -> object:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import registry
 
-DEFAULT_CHECKS: list[Check] = [*STACK_CHECKS, *TENSOR_CHECKS, *PLACEMENT_CHECKS]
-
-
-def run_checks(context: CheckContext, checks: Sequence[Check] | None = None) -> list[Diagnostic]:
-    """All diagnostics of all checks, sorted by place so they read like a compiler's."""
-    diags = [d for check in (DEFAULT_CHECKS if checks is None else checks)
-             for d in check(context)]
-    return sorted(diags, key=lambda d: (d.loc.path, d.loc.line, d.loc.col) if d.loc else ("", 0, 0))
+    return getattr(registry, name)
 
 
 __all__ = ["DEFAULT_CHECKS", "Check", "CheckContext", "run_checks"]

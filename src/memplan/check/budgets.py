@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..analysis.census import Allocation
+from ..analysis.allocation import Allocation
 from ..pack import Buffer, PackResult, Problem, Solution, lower_bound, plan
 from ..targets import Target
-from ..targets.applied import FunctionTargets
+
+if TYPE_CHECKING:  # reads the IR's own limits through the MLIR bindings
+    from ..targets.applied import FunctionTargets
 
 WORKGROUP_SPACES = frozenset({"workgroup", "#gpu.address_space<workgroup>"})
 

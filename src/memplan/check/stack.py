@@ -144,8 +144,18 @@ def check_allocation_limit(ctx: CheckContext) -> list[Diagnostic]:
             diags.append(Diagnostic(
                 "error", a.location, f"stack allocation of {describe_type(a)} "
                 f"({describe_size(a)}) exceeds the per-allocation limit of {stack.max_allocation} "
-                f"bytes of target '{ctx.target.name}'", code="stack-allocation-limit"))
+                f"bytes of target '{ctx.target.name}'", _place_hint(ctx, a.location, "it"),
+                code="stack-allocation-limit"))
     return diags
+
+
+def _place_hint(ctx: CheckContext, location, what: str) -> list[Note]:
+    """Where the target has memory besides the stack, placement is the fix: say so."""
+    if not ctx.target.pools:
+        return []
+    pools = ", ".join(p.name for p in ctx.target.pools)
+    return [Note(location, f"`memplan opt --place` (or `memplan place`) moves {what} to the "
+                 f"target's pools ({pools}) with a static offset")]
 
 
 def check_frame_limit(ctx: CheckContext) -> list[Diagnostic]:
@@ -159,6 +169,7 @@ def check_frame_limit(ctx: CheckContext) -> list[Diagnostic]:
                          key=lambda a: -(a.bytes_or_bound or 0))[:TOP_CONTRIBUTORS]
         notes = [Note(a.location, f"{describe_type(a)} contributes {describe_size(a)}")
                  for a in largest]
+        notes += _place_hint(ctx, largest[0].location, "what does not fit in the frame")
         diags.append(Diagnostic(
             "error", largest[0].location,
             f"stack frame of @{frame.function} needs {frame.peak} bytes (live allocations "

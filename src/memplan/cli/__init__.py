@@ -2,28 +2,56 @@
 
 One module per command (`add_command` builds its parser, `run` calls the
 library, `memplan.api`, and formats its result, `EXIT_1` says what exit status 1
-means for it, None when it has no budget); `args` holds what they share. Every
-run ends here with 0, 1 or 2 and nothing else (`errors.py`): a failure is one
-line on stderr, a bug in memplan included (`MEMPLAN_TRACEBACK=1` adds its
-traceback).
+means for it, None when it has no budget); `args` holds what they share. Only the
+module of the command being run is imported: the listing of `memplan --help` comes
+from `COMMANDS`. Every run ends here with 0, 1 or 2 and nothing else (`errors.py`):
+a failure is one line on stderr, a missing optional library included (`extras.py`),
+and a bug in memplan too (`MEMPLAN_TRACEBACK=1` adds its traceback).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import os
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType
 from typing import NoReturn
 
-from .. import __version__
 from ..errors import EXIT_NO_RESULT, MemplanError, internal_error_line
-from . import check, copies, opt, pack, passes, place, plan, targets
+from ..extras import Extra, MissingExtra, missing_extra_of, require
 
-COMMANDS = (pack, check, opt, copies, place, plan, passes, targets)
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # also the module's name in memplan.cli
+    summary: str  # its line in `memplan --help`; the module's parser says the same
+    extra: Extra | None  # what it always needs beyond the base install (plan: per model)
+
+
+COMMANDS = (
+    Command("pack", "pack buffers with lifetimes at static offsets", None),
+    Command("check", "census of allocations; stack, frame, workgroup and constant-write "
+            "diagnostics", Extra.MLIR),
+    Command("opt", "hoist and bound allocations, rewrite constant destinations and state "
+            "appends, place buffers", Extra.MLIR),
+    Command("copies", "transient and copied bytes before/after the tensor rewrites, beside "
+            "IREE's stream figures", Extra.MLIR),
+    Command("place", "decide which memory space holds each allocation", Extra.MLIR),
+    Command("plan", "plan a whole model's tensor arenas (.tflite, .onnx, .pt2)", None),
+    Command("passes", "list the passes `memplan opt -p` can run", Extra.MLIR),
+    Command("targets", "list target descriptions or show one", None),
+)
+BY_NAME = {c.name: c for c in COMMANDS}
+
+
+def command_module(name: str) -> ModuleType:
+    return importlib.import_module(f"{__name__}.{name}")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -40,18 +68,44 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Versions(argparse.Action):
+    """`--version`: memplan's, and the runtimes' it is pinned to, read from package
+    metadata (nothing is imported)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> NoReturn:
+        from ..versions import format_versions
+
+        print(format_versions(), end="")
+        parser.exit(0)
+
+
+def build_parser(only: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with every command's options, or only those of the commands in `only` (the
+    others listed by name and summary, their modules not imported)."""
     parser = OneLineParser(
         prog="memplan",
         description="Bounded, placed and minimal memory allocation for ML compilers.")
-    parser.add_argument("--version", action="version", version=f"memplan {__version__}")
+    parser.add_argument("--version", action=_Versions, nargs=0,
+                        help="show memplan's version and the pinned IREE, ExecuTorch, TFLM "
+                        "and TVM versions, and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_command(commands)
+    for entry in COMMANDS:
+        if only is None or entry.name in only:
+            module = command_module(entry.name)
+            module.add_command(commands)
+            commands.choices[entry.name].epilog = exit_status_help(module.EXIT_1)
+            commands.choices[entry.name].set_defaults(extra=entry.extra)
+        else:
+            commands.add_parser(entry.name, help=entry.summary)
     parser.epilog = exit_status_help("a command's result breaks a budget or has errors")
-    for command, sub in zip(COMMANDS, commands.choices.values(), strict=True):
-        sub.epilog = exit_status_help(command.EXIT_1)
     return parser
+
+
+def _commands_in(argv: Sequence[str]) -> list[str]:
+    """The command named on the line, if any: the first word that is not an option
+    (memplan's own options take no value)."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    return [word] if word in BY_NAME else []
 
 
 @contextmanager
@@ -76,10 +130,15 @@ def exit_status_help(exit_1: str | None) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_commands_in(argv))
+    if not argv:  # bare `memplan`: what it can do, not a complaint
+        parser.print_help()
+        return 0
     args = parser.parse_args(argv)
     try:
         with _rare_full_collections():
+            require(args.extra, f"memplan {args.command}")
             return args.run(args)
     except MemplanError as err:
         print(f"memplan: {err}", file=sys.stderr)
@@ -92,11 +151,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_NO_RESULT
-    except Exception as err:  # noqa: BLE001 - the one place a bug becomes one line
-        if os.environ.get("MEMPLAN_TRACEBACK"):
-            traceback.print_exc()
-        print(f"memplan: {internal_error_line(err)}", file=sys.stderr)
+    except ModuleNotFoundError as err:
+        # An optional library imported deep down: the set-up, not memplan, is short of it.
+        extra = missing_extra_of(err)
+        if extra is None:
+            return _internal_error(err)
+        print(f"memplan: {MissingExtra(extra, f'memplan {args.command}')}", file=sys.stderr)
         return EXIT_NO_RESULT
+    except Exception as err:  # noqa: BLE001 - the one place a bug becomes one line
+        return _internal_error(err)
 
 
-__all__ = ["build_parser", "main"]
+def _internal_error(err: Exception) -> int:
+    if os.environ.get("MEMPLAN_TRACEBACK"):
+        traceback.print_exception(err)
+    print(f"memplan: {internal_error_line(err)}", file=sys.stderr)
+    return EXIT_NO_RESULT
+
+
+__all__ = ["COMMANDS", "build_parser", "command_module", "main"]

@@ -76,15 +76,33 @@ def parse_named_int(option: str, text: str, relations: Sequence[str], expected: 
     return NamedInt(match.group("func"), match.group("name"), match.group("rel"), value)
 
 
+# `[@FUNC:]ARG=LO..HI` (either end may be left out) or `ARG=N`: no shell metacharacter, so
+# it needs no quoting, unlike `ARG<=N` (a redirection when unquoted).
+_RANGE = re.compile(
+    r"^\s*(?:@(?P<func>[\w$.-]+):)?[@%]?(?P<name>[\w$.-]+)\s*=\s*"
+    r"(?P<lo>[-+]?\d{1,20})?\s*\.\.\s*(?P<hi>[-+]?\d{1,20})?\s*$")
+ASSUME_SPELLING = ("[@func:]ARG=..N, ARG=N.., ARG=LO..HI or ARG=N (or ARG<=N, ARG>=N, "
+                   "ARG==N), ARG an argument's SSA name or 0-based position")
+
+
 def parse_assumption(text: str) -> Assumption:
     from ..analysis.assumptions import Assumption
-    item = parse_named_int("--assume", text, ("<=", ">=", "=="),
-                           "[@func:]ARG<=N, ARG>=N or ARG==N, ARG an argument's SSA name or "
-                           "0-based position")
-    arg: str | int = int(item.name) if item.name.isdigit() else item.name
-    return Assumption(arg, lo=item.value if item.relation in (">=", "==") else None,
-                      hi=item.value if item.relation in ("<=", "==") else None,
-                      function=item.function)
+
+    found = _RANGE.match(text)
+    if found and (found.group("lo") or found.group("hi")):
+        lo, hi = (int(found.group(k)) if found.group(k) else None for k in ("lo", "hi"))
+        for value in (lo, hi):
+            if value is not None and not -INT_LIMIT <= value < INT_LIMIT:
+                raise InputError("--assume", f"cannot read '{text[:80]}': {value} does not "
+                                 "fit 64 bits")
+        function, name = found.group("func"), found.group("name")
+    else:
+        item = parse_named_int("--assume", text, ("<=", ">=", "==", "="), ASSUME_SPELLING)
+        function, name = item.function, item.name
+        lo = item.value if item.relation in (">=", "==", "=") else None
+        hi = item.value if item.relation in ("<=", "==", "=") else None
+    arg: str | int = int(name) if name.isdigit() else name
+    return Assumption(arg, lo=lo, hi=hi, function=function)
 
 
 def parse_values(option: str, items: Sequence[str], expected: str) -> dict[str, int]:
@@ -100,9 +118,10 @@ def add_mlir_input_arguments(p: argparse.ArgumentParser, target_required: bool =
     p.add_argument("file", help="MLIR file (`// -----` splits it into modules)")
     p.add_argument("--target", required=target_required, help="a preset name (see `memplan "
                    "targets`) or a target .toml file")
-    p.add_argument("--assume", action="append", default=[], metavar="[@FUNC:]ARG<=N",
+    p.add_argument("--assume", action="append", default=[], metavar="[@FUNC:]ARG=..N",
                    help="bound a function argument, named by SSA name (n or %%n) or 0-based "
-                   "position; also ARG>=N, ARG==N; repeatable")
+                   "position: ARG=..N at most N, ARG=N.. at least N, ARG=LO..HI, ARG=N "
+                   "exactly (also ARG<=N, ARG>=N, ARG==N, quoted); repeatable")
     p.add_argument("--vscale-max", type=non_negative_int, metavar="N",
                    help="vector.vscale is at most N everywhere (default: the function's "
                    "vscale_range, or 16 for an SVE target in the IR; else unbounded); 0: "
@@ -153,9 +172,20 @@ def overrides_of(args: argparse.Namespace) -> LimitOverrides:
                           vscale_max=getattr(args, "vscale_max", None))
 
 
+def require_readable(path: str) -> None:
+    """Refuse a missing or unreadable input in one line before any library loads to read it
+    (the MLIR bindings, torch: seconds of start-up to learn of a typo)."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as err:
+        raise InputError(path, f"cannot read file: {err.strerror or err}") from None
+
+
 def load_input(path: str) -> list[MlirChunk]:
     """The file's modules (`api.read`); a torch-dialect export, lowered by IREE's input
     conversion first, is said so on stderr."""
+    require_readable(path)
     from ..api import read
 
     loaded = read(path)

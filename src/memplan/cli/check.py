@@ -36,7 +36,6 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..ir.dumps import load_dump
 
     if args.pass_name and not args.dump:
         raise InputError(args.file, "--pass chooses snapshots of a dump: add --dump")
@@ -44,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         text, errors = check_chunks(args, load_input(args.file))
         print(text)
         return 1 if errors else 0
+    from ..ir.dumps import load_dump
+
     results = []
     for item in load_dump(args.file, args.pass_name):
         if item.chunk is None:

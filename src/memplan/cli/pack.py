@@ -20,6 +20,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    "file name)")
     p.add_argument("-o", "--output", help="write the plan as CSV with an offset column")
     p.add_argument("--plot", help="draw the layout (.svg, .png or .pdf)")
+    p.add_argument("--c-header", metavar="FILE.h", help="write the plan for firmware: the "
+                   "arena size, an aligned uint8_t arena and each buffer's offset")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--summary", action="store_true", help="omit the per-buffer table")
     p.add_argument("--exact", action="store_true", help="search until the buffers fit the "
@@ -39,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     outputs = Outputs([args.file])
     outputs.claim(args.output, "plan")
     outputs.claim(args.plot, "layout plot", flag="--plot")
+    outputs.claim(args.c_header, "C header", flag="--c-header")
     if args.plot:
         from ..report.layout_plot import check_plot_path
 
@@ -68,5 +71,10 @@ def run(args: argparse.Namespace) -> int:
                                                                title=args.file))
     if args.output:
         outputs.provide_text(args.output, format_solution(problem, result.solution))
+    if args.c_header:
+        from ..report.c_header import format_c_header, pack_header
+
+        outputs.provide_text(args.c_header, format_c_header(
+            pack_header(result, args.file, args.c_header)))
     outputs.commit()
     return 0

@@ -8,7 +8,13 @@ from pathlib import Path
 
 from ..errors import BudgetError, InputError, MemplanError
 from ..files import Outputs
-from .args import inputs_of, non_negative_int, non_negative_seconds, parse_values
+from .args import (
+    inputs_of,
+    non_negative_int,
+    non_negative_seconds,
+    parse_values,
+    require_readable,
+)
 
 EXIT_1 = ("the planned model runs differently, fails where the input ran or needs a larger "
           "arena (--check-run), or the plan is over --budget")
@@ -37,17 +43,21 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    "model on the runtime (TFLM's interpreter, executorch.runtime) in a child "
                    "process: identical outputs, and for TFLM the smallest arenas")
     p.add_argument("--budget", type=non_negative_int, metavar="BYTES",
-                   help="bytes all arenas together may take: exit 1 if the plan is over, "
-                   "saying whether any plan could fit")
+                   help="bytes all arenas together may take (with --target: all pools "
+                   "together): exit 1 if the plan is over, saying whether any plan could fit")
     p.add_argument("--plot", help="draw memplan's layout, one panel per arena (.svg, .png, "
                    ".pdf)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text "
                    "(docs/json-schema.md)")
+    p.add_argument("--c-header", metavar="FILE.h", help="write the plan for firmware: each "
+                   "arena's size, an aligned uint8_t array and the offsets (TFLM: the whole "
+                   "arena to declare, measured by --check-run)")
     p.add_argument("--summary", action="store_true", help="omit the per-tensor table")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    require_readable(args.file)
     from ..driver import RunFailure, check_run, over_budget, plan_model
     from ..frontends import entry_for, load
     from ..frontends.base import ReadOptions
@@ -57,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     outputs = Outputs(inputs_of(args))
     outputs.claim(args.output, "planned model")  # checked before any work
     outputs.claim(args.plot, "layout plot", "--plot")
+    outputs.claim(args.c_header, "C header", "--c-header")
     if args.plot:
         from ..report.layout_plot import check_plot_path
 
@@ -65,11 +76,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(args.output, f"a model for {fe.runtime} is written as {fe.writes}")
     if args.dim and fe.name != "onnx":
         raise InputError(args.file, "--dim applies to .onnx models only")
-    if args.budget is not None and args.target:
-        raise InputError(args.file, "--budget bounds the arenas; with --target the pools' "
-                         "capacities are the budget")
     if args.check_run and not args.output:
         raise InputError(args.file, "--check-run runs the planned model: add -o FILE")
+    if args.c_header and fe.name == "tflm" and not args.check_run:
+        raise InputError(args.file, "--c-header declares the whole arena TFLM needs (the plan "
+                         "and TFLM's own persistent data), measured by running the planned "
+                         "model: add -o FILE --check-run")
     target = None
     if args.target:
         from ..targets import load_target
@@ -112,6 +124,11 @@ def run(args: argparse.Namespace) -> int:
     written = plan.written
     if written is not None:
         outputs.provide(args.output, lambda f: f.write(written))
+    if args.c_header:
+        from ..report.c_header import format_c_header, plan_header
+
+        outputs.provide_text(args.c_header,
+                             format_c_header(plan_header(plan, args.c_header, check)))
     if args.plot:
         from ..report.layout_plot import write_panels_plot
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..extras import Extra, import_optional
 
 ALIGNMENT = 64  # ONNX Runtime's CPU allocator aligns every buffer to 64 bytes
 VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
@@ -48,10 +49,7 @@ class OnnxModel:
 
 
 def load_onnx(path: str | Path, dims: dict[str, int] | None = None) -> OnnxModel:
-    try:
-        import onnx
-    except ImportError:  # pragma: no cover - the package is a dependency
-        raise InputError(path, "reading .onnx needs the onnx package") from None
+    onnx = import_optional("onnx", Extra.ONNX, f"{path}: reading .onnx")
     try:
         model = onnx.load(str(path), load_external_data=False)
     except FileNotFoundError:

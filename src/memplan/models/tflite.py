@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..extras import Extra, MissingExtra
 
 try:  # TFLM's own schema module (object API), shipped by the tflite-micro package
     from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
@@ -197,8 +198,7 @@ def with_offline_plan(data: bytes, offsets: list[int], path: str) -> bytes:
 
 def _unpack(data: bytes, path: str):
     if schema is None:
-        raise InputError(path, "reading .tflite needs the tflite-micro package "
-                         "(pip install tflite-micro)")
+        raise MissingExtra(Extra.TFLITE, f"{path}: reading .tflite")
     if len(data) < 8:
         raise InputError(path, "not a TFLite flatbuffer (too short)")
     if data[4:8] != FILE_IDENTIFIER:

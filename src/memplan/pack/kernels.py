@@ -68,8 +68,13 @@ JIT_FROM = 400
 
 
 def worth_compiling(buffers: int) -> bool:
-    """Whether a problem this large should use the compiled kernels."""
-    return ahead_of_time() is not None or buffers >= JIT_FROM
+    """Whether a problem this large should use the compiled kernels (without them and
+    without numba, the plain Python versions serve at any size)."""
+    if ahead_of_time() is not None:
+        return True
+    from ..extras import Extra, installed
+
+    return buffers >= JIT_FROM and installed(Extra.JIT)
 
 
 def prepare(name: str, what: str, warm_up: Callable[[], object]) -> None:
@@ -78,6 +83,9 @@ def prepare(name: str, what: str, warm_up: Callable[[], object]) -> None:
     (`warm_up` makes a tiny call), saying so on stderr when that means compiling."""
     if ahead_of_time() is not None:
         return
+    from ..extras import Extra, require
+
+    require(Extra.JIT, f"the {what}")
     from . import jit
 
     jit.load(what, [_resolve(name)], warm_up)

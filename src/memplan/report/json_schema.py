@@ -1,4 +1,4 @@
-"""The schema of `memplan plan --json` (`plan_schema.json`, docs/json-schema.md) and a
+"""The schema of `memplan plan --json` (`schemas/plan.schema.json`, docs/json-schema.md) and a
 validator for the part of JSON Schema it uses (type, enum, required, properties,
 additionalProperties, items): tests and `benchmarks/plan_sweep.py` check real documents
 against it without a package of their own."""
@@ -13,7 +13,8 @@ _TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null":
 
 
 def plan_schema() -> dict[str, Any]:
-    return json.loads(resources.files("memplan.report").joinpath("plan_schema.json").read_text())
+    schema = resources.files("memplan.report").joinpath("schemas", "plan.schema.json")
+    return json.loads(schema.read_text())
 
 
 def problems(value: Any, schema: dict[str, Any], where: str = "$") -> list[str]:

@@ -1,7 +1,7 @@
 """What `memplan plan MODEL` shows, for every front end: per arena the lower bound,
 memplan's size and the runtime's own, then the tensors, the spills, the execution check
 and the notes; as text, and as one JSON document (`plan_json`, schema in
-`plan_schema.json`, documented in docs/json-schema.md)."""
+`schemas/plan.schema.json`, documented in docs/json-schema.md)."""
 
 from __future__ import annotations
 

@@ -41,8 +41,16 @@ def format_pack_text(result: PackResult, show_buffers: bool = True) -> str:
     return "\n".join(parts) + "\n"
 
 
+# `memplan pack --json`: its JSON Schema is report/schemas/pack.schema.json. The version
+# goes up when a field changes meaning or goes away (a new field does not change it).
+PACK_SCHEMA = "memplan.pack"
+PACK_SCHEMA_VERSION = 1
+
+
 def pack_json(result: PackResult) -> dict[str, Any]:
     return {
+        "schema": PACK_SCHEMA,
+        "schema_version": PACK_SCHEMA_VERSION,
         "buffers": [
             {"id": b.id, "lower": b.start, "upper": b.end, "size": b.size,
              "alignment": b.alignment, "offset": off}

@@ -1,0 +1,158 @@
+"""The C header for firmware compiles as firmware builds it and carries the plan's numbers.
+
+Each header is compiled with `gcc -Wall -Werror -std=c99` into two translation
+units (one defines the arenas, one only declares them), linked, and run: the
+program prints every size and offset the header gives, which must be the
+plan's. Skipped where no gcc is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from conftest import REPO
+
+from memplan.cli import main
+from memplan.report.c_header import (
+    Offset,
+    executorch_header,
+    format_c_header,
+    prefix_for,
+)
+
+GCC = shutil.which("gcc")
+needs_gcc = pytest.mark.skipif(GCC is None, reason="no gcc on this machine")
+EXAMPLES = REPO / "examples"
+FLAGS = ["-Wall", "-Wextra", "-Werror", "-std=c99", "-pedantic"]
+
+
+def compile_and_print(header, tmp_path, lines: list[str]) -> list[str]:
+    """Compile a program that includes `header` twice over (a defining and a declaring
+    translation unit) and prints `lines` (printf arguments, one per line)."""
+    name = header.name
+    prefix = prefix_for(name)
+    body = "\n".join(f'    printf("%llu\\n", (unsigned long long)({expr}));' for expr in lines)
+    (tmp_path / "arenas.c").write_text(f'#define {prefix}_DEFINE_ARENAS\n#include "{name}"\n')
+    (tmp_path / "main.c").write_text(
+        f'#include <stdio.h>\n#include "{name}"\n\nint main(void)\n{{\n{body}\n'
+        "    return 0;\n}\n")
+    exe = tmp_path / "prog"
+    subprocess.run([GCC, *FLAGS, "-I", str(header.parent), str(tmp_path / "main.c"),
+                    str(tmp_path / "arenas.c"), "-o", str(exe)], check=True,
+                   capture_output=True, text=True, timeout=60)
+    return subprocess.run([str(exe)], check=True, capture_output=True, text=True,
+                          timeout=30).stdout.split()
+
+
+@needs_gcc
+def test_pack_header_compiles_and_carries_the_plan(tmp_path, capsys):
+    header = tmp_path / "mobilenet_plan.h"
+    csv = EXAMPLES / "mobilenet_blocks.294912.csv"
+    assert main(["pack", str(csv), "--json", "--c-header", str(header)]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    offsets = [b["offset"] for b in plan["buffers"]]
+    p = "MOBILENET_PLAN"
+    out = compile_and_print(header, tmp_path, [
+        f"{p}_ARENA_SIZE", "sizeof mobilenet_plan_arena", f"{p}_LOWER_BOUND",
+        f"{p}_CAPACITY", f"(uintptr_t)mobilenet_plan_arena % {p}_ARENA_ALIGN",
+        f"{p}_ARENA_COUNT", f"{p}_ARENA_OFFSET_B0_EXPAND", f"{p}_ARENA_OFFSET_LOGITS"])
+    by_id = {b["id"]: b["offset"] for b in plan["buffers"]}
+    assert [int(v) for v in out] == [plan["peak"], plan["peak"], plan["lower_bound"], 294912,
+                                      0, len(offsets), by_id["b0_expand"], by_id["logits"]]
+    # the initializer list holds every offset, in the CSV's order
+    text = header.read_text()
+    listed = text.split(f"#define {p}_ARENA_OFFSETS {{ ")[1].split(" }")[0].split(", ")
+    defined = {line.split()[1]: int(line.split()[2].rstrip("u"))
+               for line in text.splitlines() if line.startswith(f"#define {p}_ARENA_OFFSET_")}
+    assert [defined[name] for name in listed] == offsets
+
+
+@needs_gcc
+def test_tflm_header_of_a_real_model_declares_the_arena_it_runs_in(tmp_path):
+    """`plan MODEL.tflite -o --check-run --c-header`: the arena to declare is the one the
+    planned model was measured to run in, the offsets are memplan's."""
+    pytest.importorskip("tflite_micro")
+    from memplan.cli import main
+    from memplan.driver import check_run, plan_model
+    from memplan.frontends.base import ReadOptions
+
+    model = str(EXAMPLES / "attention_block.tflite")
+    header = tmp_path / "attention_arena.h"
+    assert main(["plan", model, "-o", str(tmp_path / "planned.tflite"), "--check-run",
+                 "--summary", "--c-header", str(header)]) == 0
+    fe, plan = plan_model(model, options=ReadOptions(write=True, time_limit=2.0))
+    check = check_run(fe, plan)
+    arena = plan.arenas[0]
+    p = "ATTENTION_ARENA"
+    text = header.read_text()
+    offsets = [int(line.split()[2].rstrip("u")) for line in text.splitlines()
+               if line.startswith(f"#define {p}_ARENA_OFFSET_")]
+    out = compile_and_print(header, tmp_path, [
+        f"{p}_ARENA_SIZE", "sizeof attention_arena_arena", f"{p}_PLANNED_HEAD_SIZE",
+        "(uintptr_t)attention_arena_arena % 16", f"{p}_ARENA_COUNT"])
+    assert [int(v) for v in out] == [check.planned.arena, check.planned.arena, arena.size, 0,
+                                      len(arena.offsets)]
+    assert sorted(offsets) == sorted(arena.offsets.values())
+    assert check.identical and check.planned.arena >= arena.size
+
+
+def test_tflm_header_needs_the_measured_arena(tmp_path, capsys):
+    pytest.importorskip("tflite_micro")
+    from memplan.cli import main
+
+    header = tmp_path / "h.h"
+    assert main(["plan", str(EXAMPLES / "attention_block.tflite"), "--c-header",
+                 str(header)]) == 2
+    assert "add -o FILE --check-run" in capsys.readouterr().err and not header.exists()
+
+
+@needs_gcc
+def test_executorch_header_declares_each_planned_pool(tmp_path):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("executorch")
+    from memplan.frontends.executorch import memplan_planner
+    from memplan.models.executorch_program import Planner, lower
+
+    class Small(torch.nn.Module):
+        def forward(self, x):
+            return (x @ x.T).relu() + x.sum()
+
+    exported = torch.export.export(Small(), (torch.randn(8, 8),))
+    lowered = lower(exported, Planner.MEMPLAN, time_limit=2.0,
+                    arena_planner=memplan_planner((), 2.0))
+    pools = [(mem_id, size) for mem_id, size in enumerate(lowered.arena_sizes) if mem_id > 0]
+    header = tmp_path / "small_pools.h"
+    header.write_text(format_c_header(executorch_header("small.pt2", header, pools)))
+    p = "SMALL_POOLS"
+    out = compile_and_print(header, tmp_path, [
+        f"{p}_POOL_COUNT",
+        *[e for mem_id, _ in pools for e in (f"{p}_POOL_{mem_id}_SIZE",
+                                             f"(uintptr_t)small_pools_pool_{mem_id} % 16")]])
+    assert [int(v) for v in out] == [len(pools), *[v for _, size in pools for v in (size, 0)]]
+    assert pools and all(size > 0 for _, size in pools)
+
+
+def test_names_become_identifiers_and_stay_unique():
+    from memplan.report.c_header import Arena, CHeader
+
+    header = CHeader("X", "a */ b", ("line\nbreak",), (Arena("arena", 0, 8, "empty", (
+        Offset("a-b", 0, 1), Offset("a b", 8, 1), Offset("", 16, 1), Offset("9x", 2**33, 1))),))
+    text = format_c_header(header)
+    for name in ("X_ARENA_OFFSET_A_B_0 0u", "X_ARENA_OFFSET_A_B_1 8u", "X_ARENA_OFFSET_B2 16u",
+                 "X_ARENA_OFFSET_9X 8589934592ull"):
+        assert f"#define {name}" in text
+    assert "a * / b" in text and "line break" in text
+    assert prefix_for("out/3d-plan.h") == "MEMPLAN_3D_PLAN"
+    assert prefix_for("kws.plan.h") == "KWS"
+
+
+@needs_gcc
+def test_an_empty_plan_still_compiles(tmp_path):
+    from memplan.report.c_header import Arena, CHeader
+
+    header = tmp_path / "empty.h"
+    header.write_text(format_c_header(CHeader("EMPTY", "none", (), (Arena("arena", 0, 8, ""),))))
+    assert compile_and_print(header, tmp_path, ["EMPTY_ARENA_SIZE"]) == ["0"]
