@@ -87,6 +87,9 @@ def run(args: argparse.Namespace) -> int:
 # --- ExecuTorch: several arenas, ExecuTorch's planners beside memplan's -----------------
 
 def _run_executorch(args: argparse.Namespace) -> int:
+    from ..models.pt2 import quiet_torch
+
+    quiet_torch()  # before ExecuTorch's import, which logs through torch's logger
     from ..models.executorch import PlanningError, pools_from_target
     from ..models.executorch_program import (
         arena_layout,
