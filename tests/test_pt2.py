@@ -13,9 +13,9 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pt2_craft
 import pytest
 
-import pt2_craft
 from memplan.errors import InputError
 from memplan.models.pt2 import check_archive, load_exported
 
@@ -106,3 +106,12 @@ def test_archive_format_checks(tmp_path):
     assert check_archive(pt2_craft.TINY).models == ("model",)
     assert check_archive(pt2_craft.rewrite(tmp_path / "z.pt2", lambda m: None,
                                            compression=zipfile.ZIP_DEFLATED)).models
+
+
+def test_the_element_sizes_are_torchs():
+    from torch._export.serde import serialize
+
+    from memplan.models.pt2 import _ITEMSIZE
+
+    assert {int(code): dtype.itemsize for code, dtype in
+            serialize._SERIALIZE_TO_TORCH_DTYPE.items()} == _ITEMSIZE

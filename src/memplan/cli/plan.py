@@ -87,8 +87,9 @@ def run(args: argparse.Namespace) -> int:
 # --- ExecuTorch: several arenas, ExecuTorch's planners beside memplan's -----------------
 
 def _run_executorch(args: argparse.Namespace) -> int:
-    from ..models.pt2 import quiet_torch
+    from ..models.pt2 import check_archive, quiet_torch
 
+    check_archive(args.file)  # a hostile file is refused before torch and ExecuTorch load
     quiet_torch()  # before ExecuTorch's import, which logs through torch's logger
     from ..models.executorch import PlanningError, pools_from_target
     from ..models.executorch_program import (
