@@ -131,8 +131,12 @@ def check_tflite_run(plan: ModelPlan, seed: int = 0) -> RuntimeCheck:
         raise ValueError("check_tflite_run needs the model made with the plan (output=...)")
     original = tfl.read_model_bytes(plan.path)
     planned = plan.model_bytes
-    inputs = tflm.random_inputs(original, seed)
-    sizes = [tflm.smallest_arena(data, inputs) for data in (original, planned)]
+    try:  # the input model first: TFLM refusing it is the input's fault, not the plan's
+        inputs = tflm.random_inputs(original, seed)
+        sizes = [tflm.smallest_arena(original, inputs)]
+    except RuntimeError as err:
+        raise InputError(plan.path, f"TFLM's interpreter refuses the model ({err})") from None
+    sizes.append(tflm.smallest_arena(planned, inputs))
     runs = [tflm.run(data, size, inputs) for data, size in zip((original, planned), sizes,
                                                                 strict=True)]
     identical = (all(r.ok for r in runs) and len(runs[0].outputs) == len(runs[1].outputs)
