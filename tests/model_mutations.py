@@ -15,7 +15,6 @@ import random
 import subprocess
 import sys
 import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,9 +51,8 @@ def truncated(data: bytes, rng: random.Random) -> bytes:
 
 
 def tflite_huge_dim(data: bytes, rng: random.Random) -> bytes:
-    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
-
     import flatbuffers
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
     model = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
     tensors = [t for sg in model.subgraphs for t in sg.tensors if t.shape is not None
@@ -76,9 +74,18 @@ def onnx_huge_dim(data: bytes, rng: random.Random) -> bytes:
     for _ in range(rng.randint(1, 2)):
         dims = rng.choice(values).type.tensor_type.shape.dim
         dims[rng.randrange(len(dims))].dim_value = rng.choice([2**62, 2**63 - 1, 2**40, 2**31])
-    for dim in model.graph.input[0].type.tensor_type.shape.dim:  # no --dim needed
-        if dim.HasField("dim_param"):
-            dim.dim_value = 1
+    return model.SerializeToString()
+
+
+def static_onnx(data: bytes) -> bytes:
+    """The model with its symbolic input dimensions set to 1 (no --dim needed)."""
+    import onnx
+
+    model = onnx.load_from_string(data)
+    for value in model.graph.input:
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.HasField("dim_param"):
+                dim.dim_value = 1
     return model.SerializeToString()
 
 
@@ -125,8 +132,11 @@ def cases(suffix: str, count: int, seed: int) -> list[Case]:
     for i in range(count):
         source = rng.choice(SEEDS[suffix])
         mutation = rng.choice(MUTATIONS[suffix])
-        made.append(Case(f"{source.stem}-{mutation.__name__}-{i}",
-                         mutation(source.read_bytes(), rng), suffix))
+        data = source.read_bytes()
+        if suffix == ".onnx":
+            data = static_onnx(data)
+        made.append(Case(f"{source.stem}-{mutation.__name__}-{i}", mutation(data, rng),
+                         suffix))
     if suffix == ".pt2":
         with tempfile.TemporaryDirectory() as name:
             folder = Path(name)
