@@ -104,7 +104,8 @@ def pt2_weight_meta(data: bytes, rng: random.Random) -> bytes:
     def change(members: dict[str, bytes]) -> None:
         name = "data/weights/model_weights_config.json"
         config = json.loads(members[name])
-        meta = rng.choice(list(config["config"].values()))["tensor_meta"]
+        meta = rng.choice([e for e in config["config"].values()
+                           if e["tensor_meta"]["sizes"]])["tensor_meta"]
         field = rng.choice(["sizes", "strides"])
         meta[field][rng.randrange(len(meta[field]))] = {"as_int": rng.choice([0, -1, 2**40])}
         members[name] = json.dumps(config).encode()

@@ -126,3 +126,28 @@ def test_mlir_allocation_above_the_limit_is_one_line(tmp_path, capsys, op, dim, 
         err = capsys.readouterr().err
         assert err == (f"memplan: {path}:2:8: {op} in @f needs {size} bytes, above memplan's "
                        "limit of 2**40 bytes\n")
+
+
+def test_a_target_file_over_its_size_limit_is_refused_unread(tmp_path, capsys):
+    from memplan.targets.load import MAX_TARGET_BYTES
+
+    target = tmp_path / "t.toml"
+    target.write_text('devices = ["cpu"]\nname = "' + "a" * MAX_TARGET_BYTES + '"\n')
+    assert main(["targets", str(target)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"memplan: {target}: {target.stat().st_size:,} bytes; a target file holds "
+                   f"at most {MAX_TARGET_BYTES:,}"]
+
+
+def test_long_strings_cost_the_nesting_count_no_memory():
+    # The string pattern once kept ~120 bytes of regex stack per character (2.4 GB for 20 MB).
+    from memplan.ir.load import nesting_depth as mlir_depth
+    from memplan.targets.load import nesting_depth as toml_depth
+
+    text = '"' + "a" * 1_000_000 + '[[\\"' + '"'
+    tracemalloc.start()
+    assert toml_depth("x = " + text + "\n") == 0
+    assert mlir_depth(text + " {") == 1
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 20 * len(text)

@@ -78,7 +78,9 @@ def split_chunks(text: str) -> list[tuple[int, str]]:
 # Bracket nesting the MLIR parser takes without exhausting the native stack (measured on
 # IREE 3.13: regions 3,000 deep parse, 4,000 deep crash the process; arrays 10,000 deep too).
 MAX_NESTING = 2000
-_STRINGS_AND_COMMENTS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
+# Strings as runs between escapes: a group repeated per character costs the regex engine
+# about 120 bytes of backtracking stack per character of a long string.
+_STRINGS_AND_COMMENTS = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|//[^\n]*')
 _OPEN, _CLOSE = "{[(", "}])"
 # Every byte but the brackets (UTF-8 encodes other characters in bytes that are none of them).
 _NOT_BRACKETS = bytes(b for b in range(256) if chr(b) not in _OPEN + _CLOSE)
