@@ -151,3 +151,17 @@ def test_long_strings_cost_the_nesting_count_no_memory():
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert peak < 20 * len(text)
+
+
+def test_an_mlir_file_over_the_allocation_limit_is_refused_before_parsing(tmp_path, capsys,
+                                                                          monkeypatch):
+    from memplan.ir import load
+
+    monkeypatch.setattr(load, "MAX_ALLOCATIONS", 3)
+    path = tmp_path / "many.mlir"
+    path.write_text("func.func @f() {\n" + "".join(
+        f"  %a{i} = memref.alloca() : memref<4xf32>\n" for i in range(4)) + "  return\n}\n")
+    assert main(["check", str(path), "--target", "x86_64"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"memplan: {path}: 4 allocation ops (memref.alloc, memref.alloca, "
+        "bufferization.alloc_tensor); memplan reads at most 3 in one file"]

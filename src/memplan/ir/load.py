@@ -97,6 +97,13 @@ def nesting_depth(text: str) -> int:
     return int(np.cumsum(delta).max())
 
 
+# Allocations a file may hold: each costs about 5 KB and 70 us from parse to report (a
+# function of 100,000 `memref.alloca`: 541 MB, 7 s CPU for `check`); at this limit about
+# 1 GB. Counted as op names in the text before parsing (one in a comment counts too).
+MAX_ALLOCATIONS = 200_000
+_ALLOCATION_NAMES = ("memref.alloc", "bufferization.alloc_tensor")
+
+
 def read_mlir_text(path: str | Path) -> str:
     """The file's text, refused with one line if memplan cannot or must not parse it."""
     try:
@@ -110,6 +117,11 @@ def read_mlir_text(path: str | Path) -> str:
     if depth > MAX_NESTING:
         raise InputError(path, f"brackets nested {depth} deep; memplan parses at most "
                          f"{MAX_NESTING} levels")
+    allocations = sum(text.count(name) for name in _ALLOCATION_NAMES)
+    if allocations > MAX_ALLOCATIONS:
+        raise InputError(path, f"{allocations:,} allocation ops (memref.alloc, memref.alloca,"
+                         f" bufferization.alloc_tensor); memplan reads at most "
+                         f"{MAX_ALLOCATIONS:,} in one file")
     return text
 
 
