@@ -112,6 +112,19 @@ def pt2_weight_meta(data: bytes, rng: random.Random) -> bytes:
     return _rewritten(data, change)
 
 
+def pt2_op_args(data: bytes, rng: random.Random) -> bytes:
+    """An integer list argument of an operator (strides, padding, dims) made zero or
+    negative."""
+    def change(members: dict[str, bytes]) -> None:
+        program = json.loads(members["models/model.json"])
+        args = [i["arg"] for node in program["graph_module"]["graph"]["nodes"]
+                for i in node["inputs"] if i["arg"].get("as_ints")]
+        ints = rng.choice(args)["as_ints"]
+        ints[rng.randrange(len(ints))] = rng.choice([0, -1, -7, 2**40])
+        members["models/model.json"] = json.dumps(program).encode()
+    return _rewritten(data, change)
+
+
 def _rewritten(data: bytes, change) -> bytes:
     with tempfile.TemporaryDirectory() as folder:
         src, dst = Path(folder) / "in.pt2", Path(folder) / "out.pt2"
@@ -122,7 +135,7 @@ def _rewritten(data: bytes, change) -> bytes:
 MUTATIONS = {
     ".tflite": [bit_flips, truncated, tflite_huge_dim],
     ".onnx": [bit_flips, truncated, onnx_huge_dim],
-    ".pt2": [bit_flips, truncated, pt2_huge_dim, pt2_weight_meta],
+    ".pt2": [bit_flips, truncated, pt2_huge_dim, pt2_weight_meta, pt2_op_args],
 }
 
 

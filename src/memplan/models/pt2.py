@@ -29,6 +29,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import warnings
 import zipfile
 from collections.abc import Iterator
@@ -123,7 +124,7 @@ def load_exported(path: str | Path) -> Any:
     quiet_torch()
     try:
         with _no_unrestricted_unpickling():
-            return torch.export.load(str(path))
+            exported = torch.export.load(str(path))
     except _Refused as refused:
         raise InputError(str(path), f"refused: torch would unpickle {refused} without "
                          "restriction, which can run code; memplan never does") from None
@@ -134,6 +135,45 @@ def load_exported(path: str | Path) -> Any:
         if "warnings above" in reason:  # the log we silenced: say what it means
             reason = "the archive holds no exported program torch can read"
         raise InputError(str(path), f"not a torch.export program ({reason})") from None
+    check_program(str(path), exported)
+    return exported
+
+
+def check_program(path: str, exported: Any) -> None:
+    """The loaded program is consistent: each weight has the shape and dtype the graph
+    expects of it, and the graph passes torch's own shape checks on fake tensors (a
+    corrupted operator argument, such as a zero stride or negative padding, fails there,
+    before ExecuTorch lowers it)."""
+    import torch
+    from torch._guards import detect_fake_mode
+    from torch.export.graph_signature import InputKind
+    from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+
+    placeholders = {n.name: n for n in exported.graph.nodes if n.op == "placeholder"}
+    stored = {**exported.state_dict, **exported.constants}
+    for spec in exported.graph_signature.input_specs:
+        if spec.kind not in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
+            continue
+        tensor = stored.get(spec.target)
+        node = placeholders.get(getattr(spec.arg, "name", ""))
+        val = node.meta.get("val") if node is not None else None
+        if not isinstance(tensor, torch.Tensor) or not isinstance(val, torch.Tensor):
+            continue
+        if tensor.dtype != val.dtype or list(tensor.shape) != list(val.shape):
+            raise InputError(path, f"weight '{_short(spec.target)}' is {tensor.dtype} "
+                             f"{list(tensor.shape)}; the graph uses it as {val.dtype} "
+                             f"{list(val.shape)}")
+    values = [n.meta.get("val") for n in placeholders.values()]
+    mode = detect_fake_mode([v for v in values if isinstance(v, torch.Tensor)])
+    try:
+        FakeTensorProp(exported.graph_module, mode).propagate_dont_convert_inputs(*values)
+    except Exception as err:  # any operator's own check: the program, not memplan
+        text = str(err).strip()
+        node = re.search(r"While executing %(\S+)", text)
+        where = f" at node {node.group(1)}" if node else ""
+        first = text.splitlines()[0][:200] if text else type(err).__name__
+        raise InputError(path, f"the graph fails torch's shape checks{where}: {first}") \
+            from None
 
 
 # --- the archive's directory ----------------------------------------------------------
