@@ -86,7 +86,7 @@ def quiet_torch() -> None:
 
     for name in ("torch", "executorch", "torchao"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-    for module in ("torch", "executorch", "torchao", "copyreg"):
+    for module in ("torch", "executorch", "torchao"):
         warnings.filterwarnings("ignore", module=module)
 
 
@@ -189,8 +189,9 @@ def _members(path: str, infos: list[zipfile.ZipInfo], file_size: int) -> dict[st
             continue
         folder, _, inner = name.partition("/")
         if not inner:
-            raise InputError(path, f"archive member '{_short(name)}' is outside the archive's "
-                             "top folder (torch.export.save puts every member in one)")
+            raise InputError(path, "not a torch.export program (the archive holds no exported "
+                             f"program: member '{_short(name)}' is outside a top folder, "
+                             "where torch.export.save puts every member)")
         if top is None:
             top = folder
         elif folder != top:
@@ -238,7 +239,8 @@ def _check_layout(path: str, members: dict[str, Member]) -> tuple[str, ...]:
     models = tuple(sorted(name[len(_MODELS):-len(".json")] for name in members
                           if name.startswith(_MODELS) and name.endswith(".json")))
     if not models:
-        raise InputError(path, "not a torch.export program (no models/*.json member)")
+        raise InputError(path, "not a torch.export program (the archive holds no exported "
+                         "program: no models/*.json member)")
     return models
 
 
