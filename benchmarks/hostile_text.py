@@ -3,7 +3,8 @@
     python benchmarks/hostile_text.py [--repeat N]
 
 Each case runs in a fresh Python process N times (default 3); the table shows the median
-seconds inside the measured call and the process's peak resident memory (VmHWM):
+wall seconds inside the measured call, the median CPU seconds of the whole process (imports
+included) and the process's peak resident memory (VmHWM):
 - the string pattern of the nesting counts (targets/load.py, ir/load.py) on a 20 MB string,
   and the pattern it replaced (a group repeated per character);
 - `memplan targets` on a 20 MB target file (refused by its size, unread);
@@ -27,7 +28,7 @@ from memplan.report.table import format_table
 OLD = r'"(?:[^"\\\n]|\\.)*"'
 
 PATTERN = """
-import json, re, sys, time
+import json, os, re, sys, time
 from memplan.targets.load import _TOML_STRINGS_AND_COMMENTS as new
 text = 'name = "' + 'a' * (20 << 20) + '"\\n'
 pattern = re.compile(sys.argv[2]) if sys.argv[1] == "old" else new
@@ -35,18 +36,20 @@ started = time.perf_counter()
 pattern.sub("", text)
 seconds = time.perf_counter() - started
 hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
-print(json.dumps({"code": 0, "seconds": seconds, "rss_kib": int(hwm.split()[1])}))
+cpu = sum(os.times()[:2])
+print(json.dumps({"code": 0, "seconds": seconds, "cpu": cpu, "rss_kib": int(hwm.split()[1])}))
 """
 
 COMMAND = """
-import contextlib, io, json, sys, time
+import contextlib, io, json, os, sys, time
 from memplan.cli import main
 started = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     code = main(sys.argv[1:])
 seconds = time.perf_counter() - started
 hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
-print(json.dumps({"code": code, "seconds": seconds, "rss_kib": int(hwm.split()[1])}))
+cpu = sum(os.times()[:2])
+print(json.dumps({"code": code, "seconds": seconds, "cpu": cpu, "rss_kib": int(hwm.split()[1])}))
 """
 
 
@@ -88,8 +91,10 @@ def main() -> int:
             size = f"{path.stat().st_size / 1e6:.1f}" if path else "21.0"
             rows.append((label, size, runs[0]["code"],
                          round(statistics.median(r["seconds"] for r in runs), 2),
+                         round(statistics.median(r["cpu"] for r in runs), 2),
                          round(max(r["rss_kib"] for r in runs) / 1024, 1)))
-    print(format_table(("input", "MB", "exit", "s (median)", "peak RSS MiB"), rows))
+    print(format_table(("input", "MB", "exit", "s (median)", "process CPU s (median)",
+                        "peak RSS MiB"), rows))
     return 0
 
 

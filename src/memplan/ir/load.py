@@ -97,8 +97,8 @@ def nesting_depth(text: str) -> int:
     return int(np.cumsum(delta).max())
 
 
-# Allocations a file may hold: each costs about 5 KB and 70 us from parse to report (a
-# function of 100,000 `memref.alloca`: 541 MB, 7 s CPU for `check`); at this limit about
+# Allocations a file may hold: each costs about 5 KB and 70 us of CPU from parse to report
+# (`check` on a function of 100,000 `memref.alloca`: 530 MiB, 6.4 s CPU); at this limit about
 # 1 GB. Counted as op names in the text before parsing (one in a comment counts too).
 MAX_ALLOCATIONS = 200_000
 _ALLOCATION_NAMES = ("memref.alloc", "bufferization.alloc_tensor")

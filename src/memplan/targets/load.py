@@ -68,8 +68,8 @@ def load_target(name_or_path: str) -> Target:
 # reads them recursively (RecursionError near Python's limit); a target needs three.
 MAX_NESTING = 100
 # A basic string is matched as runs between escapes, not one character per repetition of
-# a group: on a 20 MB string the group form took 6.0 s and 2.4 GB (the regex engine's
-# backtracking stack), this one 0.16 s and no memory beyond the text.
+# a group: on a 20 MB string the group form took 5.0 s and 2.4 GB (the regex engine's
+# backtracking stack), this one 0.18 s and nothing beyond the text (hostile_text.py).
 _TOML_STRINGS_AND_COMMENTS = re.compile(
     r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|\'[^\'\n]*\'|#[^\n]*')
 # A target description is a few hundred bytes; a file of more is refused before it is read.
