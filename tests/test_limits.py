@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from memplan.pack import read_problem
 from memplan.targets.load import parse_target
 
 HEADER = "id,lower,upper,size\n"
+REPO = Path(__file__).resolve().parents[1]
 
 CSV_CASES = [
     (HEADER + "b,0,1," + "9" * 200_000 + "\n", "field larger than field limit", 2),
@@ -165,3 +167,36 @@ def test_an_mlir_file_over_the_allocation_limit_is_refused_before_parsing(tmp_pa
     assert capsys.readouterr().err.strip().splitlines() == [
         f"memplan: {path}: 4 allocation ops (memref.alloc, memref.alloca, "
         "bufferization.alloc_tensor); memplan reads at most 3 in one file"]
+
+
+def test_model_dims_past_the_runtimes_integers_are_one_line(tmp_path, capsys):
+    import flatbuffers
+    import onnx
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+
+    from memplan.models.tflite import MAX_TENSOR_BYTES
+
+    data = bytearray((REPO / "tests" / "data" / "tiny_cnn_int8.tflite").read_bytes())
+    model = schema.ModelT.InitFromPackedBuf(data, 0)
+    sg = model.subgraphs[0]
+    sg.tensors[sg.inputs[0]].shape = [2, 2**30, 1, 1]  # int8: 2**31 bytes, one past int32
+    builder = flatbuffers.Builder(len(data) + 1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    tflite = tmp_path / "huge.tflite"
+    tflite.write_bytes(bytes(builder.Output()))
+    assert main(["plan", str(tflite), "-o", str(tmp_path / "out.tflite")]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"memplan: {tflite}:subgraph 0 tensor ")
+    assert line.endswith(f"takes 2,147,483,648 bytes; TFLM counts tensor bytes in 32-bit ints "
+                         f"(at most {MAX_TENSOR_BYTES:,})")
+
+    graph = onnx.load(str(REPO / "tests" / "data" / "small_cnn.onnx"))
+    dims = graph.graph.input[0].type.tensor_type.shape.dim
+    dims[0].dim_value = 2**62
+    onnx_path = tmp_path / "huge.onnx"
+    onnx.save(graph, str(onnx_path))
+    assert main(["plan", str(onnx_path)]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"memplan: {onnx_path}: tensor ")
+    assert line.endswith("bytes; memplan plans at most 2**40")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["huge.onnx", "huge.tflite"]
