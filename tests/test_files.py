@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
 from memplan.errors import InputError
 from memplan.files import Outputs, write_text
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def test_no_output_may_be_an_input_by_any_name(tmp_path):
@@ -110,3 +116,65 @@ def test_fifo_is_written_in_place(tmp_path):
     reader.join(timeout=10)
     assert received == [b"through the pipe"]
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+# A commit whose second output's writer stops half way until the process is signalled.
+_SLOW_COMMIT = """
+import sys, time
+from memplan.files import Outputs
+
+folder = sys.argv[1]
+outputs = Outputs()
+outputs.claim(folder + "/a.csv", "plan")
+outputs.claim(folder + "/b.csv", "plot")
+outputs.provide_text(folder + "/a.csv", "new")
+
+def slow(f):
+    f.write(b"half")
+    f.flush()
+    print("staging", flush=True)
+    time.sleep(60)
+
+outputs.provide(folder + "/b.csv", slow)
+try:
+    outputs.commit()
+except KeyboardInterrupt as err:  # what the CLI reports as "interrupted; nothing written"
+    print(type(err).__name__, err, file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_while_staging_removes_the_temporary_files(tmp_path, sig):
+    (tmp_path / "a.csv").write_text("old")
+    child = subprocess.Popen([sys.executable, "-c", _SLOW_COMMIT, str(tmp_path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "staging"
+    assert len(list(tmp_path.glob(".*.tmp"))) == 2  # both staged, neither in place
+    child.send_signal(sig)
+    _, err = child.communicate(timeout=30)
+    assert child.returncode == 2
+    assert err.strip() == f"Terminated {sig.name}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"]
+    assert (tmp_path / "a.csv").read_text() == "old"
+
+
+def test_a_read_only_destination_is_refused(tmp_path):
+    dest = tmp_path / "plan.csv"
+    dest.write_text("keep")
+    dest.chmod(0o444)
+    with pytest.raises(InputError, match=r"is read-only \(mode 0444\)"):
+        Outputs().claim(dest, "plan")
+    assert dest.read_text() == "keep"
+
+
+def test_stdout_on_a_full_device_is_one_line_and_writes_nothing(tmp_path):
+    out = tmp_path / "plan.csv"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "memplan", "pack",
+                               str(EXAMPLES / "mobilenet_blocks.294912.csv"), "--summary",
+                               "-o", str(out)], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "memplan: cannot write: No space left on device (the device is full); nothing written"]
+    assert not out.exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from memplan.pack import read_problem
 from memplan.targets.load import parse_target
 
 HEADER = "id,lower,upper,size\n"
+REPO = Path(__file__).resolve().parents[1]
 
 CSV_CASES = [
     (HEADER + "b,0,1," + "9" * 200_000 + "\n", "field larger than field limit", 2),
@@ -126,3 +128,75 @@ def test_mlir_allocation_above_the_limit_is_one_line(tmp_path, capsys, op, dim, 
         err = capsys.readouterr().err
         assert err == (f"memplan: {path}:2:8: {op} in @f needs {size} bytes, above memplan's "
                        "limit of 2**40 bytes\n")
+
+
+def test_a_target_file_over_its_size_limit_is_refused_unread(tmp_path, capsys):
+    from memplan.targets.load import MAX_TARGET_BYTES
+
+    target = tmp_path / "t.toml"
+    target.write_text('devices = ["cpu"]\nname = "' + "a" * MAX_TARGET_BYTES + '"\n')
+    assert main(["targets", str(target)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"memplan: {target}: {target.stat().st_size:,} bytes; a target file holds "
+                   f"at most {MAX_TARGET_BYTES:,}"]
+
+
+def test_long_strings_cost_the_nesting_count_no_memory():
+    # The string pattern once kept ~120 bytes of regex stack per character (2.4 GB for 20 MB).
+    from memplan.ir.load import nesting_depth as mlir_depth
+    from memplan.targets.load import nesting_depth as toml_depth
+
+    text = '"' + "a" * 1_000_000 + '[[\\"' + '"'
+    tracemalloc.start()
+    assert toml_depth("x = " + text + "\n") == 0
+    assert mlir_depth(text + " {") == 1
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 20 * len(text)
+
+
+def test_an_mlir_file_over_the_allocation_limit_is_refused_before_parsing(tmp_path, capsys,
+                                                                          monkeypatch):
+    from memplan.ir import load
+
+    monkeypatch.setattr(load, "MAX_ALLOCATIONS", 3)
+    path = tmp_path / "many.mlir"
+    path.write_text("func.func @f() {\n" + "".join(
+        f"  %a{i} = memref.alloca() : memref<4xf32>\n" for i in range(4)) + "  return\n}\n")
+    assert main(["check", str(path), "--target", "x86_64"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"memplan: {path}: 4 allocation ops (memref.alloc, memref.alloca, "
+        "bufferization.alloc_tensor); memplan reads at most 3 in one file"]
+
+
+def test_model_dims_past_the_runtimes_integers_are_one_line(tmp_path, capsys):
+    import flatbuffers
+    import onnx
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+
+    from memplan.models.tflite import MAX_TENSOR_BYTES
+
+    data = bytearray((REPO / "tests" / "data" / "tiny_cnn_int8.tflite").read_bytes())
+    model = schema.ModelT.InitFromPackedBuf(data, 0)
+    sg = model.subgraphs[0]
+    sg.tensors[sg.inputs[0]].shape = [2, 2**30, 1, 1]  # int8: 2**31 bytes, one past int32
+    builder = flatbuffers.Builder(len(data) + 1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    tflite = tmp_path / "huge.tflite"
+    tflite.write_bytes(bytes(builder.Output()))
+    assert main(["plan", str(tflite), "-o", str(tmp_path / "out.tflite")]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"memplan: {tflite}:subgraph 0 tensor ")
+    assert line.endswith(f"takes 2,147,483,648 bytes; TFLM counts tensor bytes in 32-bit ints "
+                         f"(at most {MAX_TENSOR_BYTES:,})")
+
+    graph = onnx.load(str(REPO / "tests" / "data" / "small_cnn.onnx"))
+    dims = graph.graph.input[0].type.tensor_type.shape.dim
+    dims[0].dim_value = 2**62
+    onnx_path = tmp_path / "huge.onnx"
+    onnx.save(graph, str(onnx_path))
+    assert main(["plan", str(onnx_path)]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"memplan: {onnx_path}: tensor ")
+    assert line.endswith("bytes; memplan plans at most 2**40")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["huge.onnx", "huge.tflite"]

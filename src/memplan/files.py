@@ -7,16 +7,21 @@ writes every regular file to a temporary file in its own folder first and
 moves them into place only when all were written; a character device or FIFO
 the user names (`-o /dev/stdout`, a pipe) is written straight, never replaced.
 A new file gets the mode the umask allows, an existing one keeps its mode, and
-a symlink keeps pointing where it did (its target is written).
+a symlink keeps pointing where it did (its target is written). A read-only
+file is refused at claim, as `cp` refuses it without `-f`. SIGTERM and SIGHUP
+while staging remove the temporary files (`Terminated`, an interruption like
+Ctrl-C); during the final renames they wait until the renames are done.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import stat
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +30,14 @@ from typing import IO
 from .errors import InputError
 
 Writer = Callable[[IO[bytes]], None]
+
+# Signals that end a run from outside (`kill`, a closed terminal) besides Ctrl-C.
+_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived while outputs were staged: handled as Ctrl-C is (the
+    temporary files removed, "interrupted; nothing written", exit 2)."""
 
 
 @dataclass
@@ -83,27 +96,79 @@ class Outputs:
     def commit(self, quiet: bool = False) -> list[str]:
         """Write every provided output, all or none; one line per file on stderr."""
         ready = [o for o in self._outputs.values() if o.writer is not None]
+        # What the run printed goes out first: stdout on a full device then fails the run
+        # before any file changes, instead of after every file was replaced.
+        sys.stdout.flush()
         staged: list[tuple[_Output, Path]] = []
+        mask = None
         try:
-            for out in ready:
-                if not out.stream:
-                    staged.append((out, _stage(out)))
-            for out in ready:
-                if out.stream:
-                    _write_stream(out)
+            with _ending_signals_interrupt():
+                for out in ready:
+                    if not out.stream:
+                        _stage(out, staged)
+                for out in ready:
+                    if out.stream:
+                        _write_stream(out)
+                mask = _block_ending_signals()
+            # From here a signal waits until every rename is done (one between two would
+            # leave some outputs new and some old), then does what it did before.
             for out, tmp in staged:
                 try:
                     os.replace(tmp, out.real)
                 except OSError as err:
-                    raise InputError(out.given, f"cannot write output: {err.strerror}") from None
+                    raise InputError(out.given, f"cannot write output: {err.strerror}") \
+                        from None
         finally:
             for _, tmp in staged:
                 tmp.unlink(missing_ok=True)
+            _unblock(mask)
         lines = [f"memplan: wrote {o.what} to {o.given}" for o in ready]
         if not quiet:
             for line in lines:
                 print(line, file=sys.stderr)
         return lines
+
+
+@contextlib.contextmanager
+def _ending_signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise `Terminated` inside the block, so `finally` clauses remove
+    what was staged; the previous handlers come back after it. Python runs handlers in
+    the main thread only: elsewhere the block changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise Terminated(signal.Signals(signum).name)
+
+    previous = {s: signal.signal(s, interrupt) for s in _ENDING_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _block_ending_signals() -> set[signal.Signals] | None:
+    """Block SIGTERM and SIGHUP; the mask to restore (None off the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING_SIGNALS)
+
+
+def _unblock(mask: set[signal.Signals] | None) -> None:
+    if mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+@contextlib.contextmanager
+def _ending_signals_held() -> Iterator[None]:
+    """SIGTERM and SIGHUP wait until the block ends, then arrive as usual."""
+    mask = _block_ending_signals()
+    try:
+        yield
+    finally:
+        _unblock(mask)
 
 
 def _destination(given: str) -> tuple[Path, bool]:
@@ -122,6 +187,10 @@ def _destination(given: str) -> tuple[Path, bool]:
             return path, True
         if not stat.S_ISREG(info.st_mode):
             raise InputError(given, "is neither a regular file, a character device nor a FIFO")
+        # cp without -f refuses these too; root may write any file, so the mode decides.
+        if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
+            raise InputError(given, f"is read-only (mode {stat.S_IMODE(info.st_mode):04o}); "
+                             "make it writable or remove it first")
     # A symlink (dangling or not) stays; the file it names is the one written.
     real = Path(os.path.realpath(path))
     if not real.parent.is_dir():
@@ -143,8 +212,9 @@ def _umask() -> int:
     return mask
 
 
-def _stage(out: _Output) -> Path:
-    """Write `out` to a temporary file beside its destination, with its final mode."""
+def _stage(out: _Output, staged: list[tuple[_Output, Path]]) -> None:
+    """Write `out` to a temporary file beside its destination, with its final mode; the
+    file is in `staged` from the moment it exists, so whoever unwinds removes it."""
     assert out.writer is not None
     try:
         mode = stat.S_IMODE(out.real.stat().st_mode)
@@ -153,22 +223,19 @@ def _stage(out: _Output) -> Path:
     except OSError as err:
         raise InputError(out.given, f"cannot write output: {err.strerror}") from None
     try:
-        fd, name = tempfile.mkstemp(dir=out.real.parent, prefix=f".{out.real.name}.",
-                                    suffix=".tmp")
+        with _ending_signals_held():  # no signal between creating the file and listing it
+            fd, name = tempfile.mkstemp(dir=out.real.parent, prefix=f".{out.real.name}.",
+                                        suffix=".tmp")
+            tmp = Path(name)
+            staged.append((out, tmp))
     except OSError as err:
         raise InputError(out.given, f"cannot write output: {err.strerror}") from None
-    tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as f:
             out.writer(f)
         os.chmod(tmp, mode)
     except OSError as err:
-        tmp.unlink(missing_ok=True)
         raise InputError(out.given, f"cannot write output: {err.strerror}") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return tmp
 
 
 def _write_stream(out: _Output) -> None:

@@ -12,6 +12,7 @@ and a bug in memplan too (`MEMPLAN_TRACEBACK=1` adds its traceback).
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import importlib
 import os
@@ -139,7 +140,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with _rare_full_collections():
             require(args.extra, f"memplan {args.command}")
-            return args.run(args)
+            code = args.run(args)
+        sys.stdout.flush()  # a full device fails here, where it can still be said in one line
+        return code
     except MemplanError as err:
         print(f"memplan: {err}", file=sys.stderr)
         return err.exit_code
@@ -148,8 +151,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_NO_RESULT
     except BrokenPipeError:
         # The reader went away (`memplan ... | head`): nothing to say, and no one to say it to.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _drop_stdout()
+        return EXIT_NO_RESULT
+    except OSError as err:
+        if err.errno not in _DEVICE_FULL:
+            return _internal_error(err)
+        _drop_stdout()  # what is still buffered cannot be written either
+        print(f"memplan: cannot write: {os.strerror(err.errno)} (the device is full); "
+              "nothing written", file=sys.stderr)
         return EXIT_NO_RESULT
     except ModuleNotFoundError as err:
         # An optional library imported deep down: the set-up, not memplan, is short of it.
@@ -162,7 +171,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _internal_error(err)
 
 
-def _internal_error(err: Exception) -> int:
+# The output's device has no room: the user's disk, not memplan, and not the input.
+_DEVICE_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so Python's flush at exit finds nothing to complain of."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _internal_error(err: BaseException) -> int:
     if os.environ.get("MEMPLAN_TRACEBACK"):
         traceback.print_exception(err)
     print(f"memplan: {internal_error_line(err)}", file=sys.stderr)

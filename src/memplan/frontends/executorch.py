@@ -47,6 +47,10 @@ class ExecutorchFrontEnd:
     plans_in_hook: ClassVar[bool] = True
 
     def read(self, path: str, options: ReadOptions) -> ModelView:
+        from ..models.pt2 import check_archive, quiet_torch
+
+        check_archive(path)  # a hostile file is refused before torch and ExecuTorch load
+        quiet_torch()  # before ExecuTorch's import, which logs through torch's logger
         from ..models.executorch import pools_from_target
         from ..models.executorch_program import load_exported
 

@@ -10,9 +10,7 @@ so the tensors planned are the same and only their offsets differ.
 from __future__ import annotations
 
 import copy
-import logging
 import time
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -25,7 +23,6 @@ from executorch.exir import memory as exir_memory
 from executorch.exir.memory_planning import Verifier, get_node_tensor_specs
 from executorch.exir.passes import MemoryPlanningPass
 
-from ..errors import InputError
 from ..pack import (
     Buffer,
     Problem,
@@ -90,27 +87,11 @@ class Lowered:
 
 
 def load_exported(path: str | Path) -> torch.export.ExportedProgram:
-    """Read a `torch.export.save`d program (.pt2); a bad file is an InputError."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(str(path), "no such file")
-    if not zipfile.is_zipfile(path):
-        raise InputError(str(path), "not a torch.export program (a .pt2 is a zip archive)")
-    # torch logs its own traceback before raising; the user gets our one line instead.
-    torch_log = logging.getLogger("torch.export")
-    level = torch_log.level
-    torch_log.setLevel(logging.CRITICAL)
-    try:
-        return torch.export.load(str(path))
-    except Exception as err:  # torch raises many kinds; the user needs one line
-        while err.__cause__ or err.__context__:  # torch's outer message points at its log
-            err = err.__cause__ or err.__context__
-        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        if "warnings above" in reason:  # the log we silenced: say what it means
-            reason = "the archive holds no exported program torch can read"
-        raise InputError(str(path), f"not a torch.export program ({reason})") from None
-    finally:
-        torch_log.setLevel(level)
+    """Read a `torch.export.save`d program (.pt2); a bad file is an InputError. The archive
+    is checked first and nothing in it is unpickled without restriction (models/pt2.py)."""
+    from .pt2 import load_exported as load_checked
+
+    return load_checked(path)
 
 
 def lower(exported: torch.export.ExportedProgram, planner: Planner, *,

@@ -18,10 +18,15 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..extras import Extra, import_optional
+from ..limits import MAX_VALUE
 
 ALIGNMENT = 64  # ONNX Runtime's CPU allocator aligns every buffer to 64 bytes
 VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
 CONTROL_FLOW_OPS = frozenset({"If", "Loop", "Scan"})
+# Limits on what is read (docs/reliability.md): protobuf parses at most 2 GiB; a tensor's
+# bytes must fit the packers' arithmetic (2**40, as every size memplan plans).
+MAX_FILE_BYTES = 2**31 - 1
+MAX_NODES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -51,11 +56,20 @@ class OnnxModel:
 def load_onnx(path: str | Path, dims: dict[str, int] | None = None) -> OnnxModel:
     onnx = import_optional("onnx", Extra.ONNX, f"{path}: reading .onnx")
     try:
+        size = Path(path).stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise InputError(path, f"{size:,} bytes; an ONNX protobuf holds at most "
+                             f"{MAX_FILE_BYTES:,}")
         model = onnx.load(str(path), load_external_data=False)
     except FileNotFoundError:
         raise InputError(path, "cannot read: no such file") from None
+    except InputError:
+        raise
     except Exception as err:  # protobuf's decode errors have no common base we can name
         raise InputError(path, f"not a readable ONNX model ({type(err).__name__})") from None
+    if len(model.graph.node) > MAX_NODES:
+        raise InputError(path, f"{len(model.graph.node):,} nodes; memplan reads at most "
+                         f"{MAX_NODES:,}")
     dims = dims or {}
     _set_dims(model, dims, str(path))
     try:
@@ -124,6 +138,9 @@ def _arena(model, path: str, dims: dict[str, int]) -> OnnxModel:
         nbytes = itemsize
         for d in shape:
             nbytes *= d
+        if nbytes > MAX_VALUE:
+            raise InputError(path, f"tensor '{name}': shape {list(shape)} takes {nbytes:,} "
+                             "bytes; memplan plans at most 2**40")
         shares = None
         node = producer.get(name)
         if node is not None and node.op_type in VIEW_OPS and node.input:
@@ -147,6 +164,8 @@ def _type_and_shape(value, name: str, path: str, dims: dict[str, int]
     shape = []
     for i, d in enumerate(ttype.shape.dim):
         if d.HasField("dim_value"):
+            if d.dim_value < 0:
+                raise InputError(path, f"tensor '{name}': dimension {i} is {d.dim_value}")
             shape.append(int(d.dim_value))
         elif d.HasField("dim_param"):
             raise InputError(path, f"tensor '{name}': dimension {i} is '{d.dim_param}'; "

@@ -48,6 +48,12 @@ ALIGNMENT = 16  # MicroArenaBufferAlignment()
 METADATA_NAME = "OfflineMemoryAllocation"
 ONLINE = -1  # kOnlinePlannedBuffer: TFLM plans the tensor itself
 FILE_IDENTIFIER = b"TFL3"
+# Limits on what is read (docs/reliability.md). A flatbuffer addresses at most 2 GiB; TFLM
+# counts tensor and arena bytes, and the offline plan its offsets, in 32-bit ints.
+MAX_FILE_BYTES = 2**31 - 1
+MAX_TENSOR_BYTES = 2**31 - 1
+MAX_TENSORS = 1_000_000  # over all subgraphs, counted before the object tree is built
+MAX_OPERATORS = 1_000_000
 
 
 class Role(enum.Enum):
@@ -109,6 +115,10 @@ def load_tflite(path: str | Path) -> TfliteModel:
 
 def read_model_bytes(path: str | Path) -> bytes:
     try:
+        size = Path(path).stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise InputError(path, f"{size:,} bytes; a .tflite flatbuffer holds at most "
+                             f"{MAX_FILE_BYTES:,}")
         return Path(path).read_bytes()
     except OSError as err:
         raise InputError(path, f"cannot read: {err.strerror}") from None
@@ -173,6 +183,9 @@ def with_offline_plan(data: bytes, offsets: list[int], path: str) -> bytes:
     count = sum(len(sg.tensors or []) for sg in model.subgraphs)
     if len(offsets) != count:
         raise ValueError(f"{len(offsets)} offsets for {count} tensors")
+    if max(offsets, default=0) > MAX_TENSOR_BYTES:
+        raise InputError(path, f"the plan places a tensor at byte {max(offsets):,}; TFLM's "
+                         "OfflineMemoryAllocation holds 32-bit offsets")
     words = np.array([0, len(model.subgraphs), count, *offsets], dtype="<i4")
     blob = np.frombuffer(words.tobytes(), dtype=np.uint8)
     existing = [m for m in model.metadata or [] if _text(m.name) == METADATA_NAME]
@@ -205,7 +218,10 @@ def _unpack(data: bytes, path: str):
         raise InputError(path, f"not a TFLite flatbuffer (file identifier {data[4:8]!r}, "
                          f"expected {FILE_IDENTIFIER!r})")
     try:
+        _check_counts(schema.Model.GetRootAs(data, 0), path)
         model = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
+    except InputError:
+        raise
     except Exception as err:  # a corrupt flatbuffer fails anywhere inside the reader
         raise InputError(path, f"not a readable TFLite flatbuffer ({type(err).__name__})") \
             from None
@@ -216,6 +232,20 @@ def _unpack(data: bytes, path: str):
             raise InputError(path, "buffers stored outside the flatbuffer (models over 2 GB)"
                              " are not supported")
     return model
+
+
+def _check_counts(root, path: str) -> None:
+    """Tensors and operators counted on the packed buffer, before the object tree (a
+    Python object each) is built."""
+    tensors = operators = 0
+    for s in range(root.SubgraphsLength()):
+        sg = root.Subgraphs(s)
+        tensors += sg.TensorsLength()
+        operators += sg.OperatorsLength()
+    for count, limit, what in ((tensors, MAX_TENSORS, "tensors"),
+                               (operators, MAX_OPERATORS, "operators")):
+        if count > limit:
+            raise InputError(path, f"{count:,} {what}; memplan reads at most {limit:,}")
 
 
 class _Scopes:
@@ -382,7 +412,14 @@ def _nbytes(t, path: str, place: str) -> int:
     if any(int(d) < 0 for d in shape):
         raise InputError(path, f"dynamic shape {list(map(int, shape))}: TFLM plans static "
                          "shapes only", place)
-    return int(np.prod([int(d) for d in shape], dtype=np.int64)) * _TYPE_BYTES[name]
+    nbytes = _TYPE_BYTES[name]
+    for d in shape:  # Python ints: a product of int32 dims can pass 2**63
+        nbytes *= int(d)
+    if nbytes > MAX_TENSOR_BYTES:
+        raise InputError(path, f"shape {list(map(int, shape))} of {name} takes {nbytes:,} "
+                         f"bytes; TFLM counts tensor bytes in 32-bit ints (at most "
+                         f"{MAX_TENSOR_BYTES:,})", place)
+    return nbytes
 
 
 def _op_name(code) -> str:

@@ -1,0 +1,102 @@
+"""Time and peak memory of memplan on large and hostile TOML and MLIR text (issue 23).
+
+    python benchmarks/hostile_text.py [--repeat N]
+
+Each case runs in a fresh Python process N times (default 3); the table shows the median
+wall seconds inside the measured call, the median CPU seconds of the whole process (imports
+included) and the process's peak resident memory (VmHWM):
+- the string pattern of the nesting counts (targets/load.py, ir/load.py) on a 20 MB string,
+  and the pattern it replaced (a group repeated per character);
+- `memplan targets` on a 20 MB target file (refused by its size, unread);
+- `memplan check` on one function of 100,000 `memref.alloca` (planned), and of 1,240,000
+  (refused before parsing by the allocation limit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from memplan.report.table import format_table
+
+# The pattern the TOML and MLIR nesting counts used before issue 23.
+OLD = r'"(?:[^"\\\n]|\\.)*"'
+
+PATTERN = """
+import json, os, re, sys, time
+from memplan.targets.load import _TOML_STRINGS_AND_COMMENTS as new
+text = 'name = "' + 'a' * (20 << 20) + '"\\n'
+pattern = re.compile(sys.argv[2]) if sys.argv[1] == "old" else new
+started = time.perf_counter()
+pattern.sub("", text)
+seconds = time.perf_counter() - started
+hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+cpu = sum(os.times()[:2])
+print(json.dumps({"code": 0, "seconds": seconds, "cpu": cpu, "rss_kib": int(hwm.split()[1])}))
+"""
+
+COMMAND = """
+import contextlib, io, json, os, sys, time
+from memplan.cli import main
+started = time.perf_counter()
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = main(sys.argv[1:])
+seconds = time.perf_counter() - started
+hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+cpu = sum(os.times()[:2])
+print(json.dumps({"code": code, "seconds": seconds, "cpu": cpu, "rss_kib": int(hwm.split()[1])}))
+"""
+
+
+def allocas(path: Path, count: int) -> Path:
+    with path.open("w") as f:
+        f.write("func.func @f() {\n")
+        for i in range(count):
+            f.write(f"  %a{i} = memref.alloca() : memref<4xf32>\n")
+        f.write("  return\n}\n")
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        toml = folder / "t.toml"
+        toml.write_text('devices = ["cpu"]\nname = "' + "a" * (20 << 20) + '"\n')
+        cases = [
+            ("string pattern, 20 MB string (before)", PATTERN, ["old", OLD], None),
+            ("string pattern, 20 MB string (now)", PATTERN, ["new"], None),
+            ("targets, 20 MB target file", COMMAND, ["targets", str(toml)], toml),
+            ("check, 100,000 allocas", COMMAND,
+             ["check", str(allocas(folder / "a100k.mlir", 100_000)), "--target", "x86_64"],
+             folder / "a100k.mlir"),
+            ("check, 1,240,000 allocas", COMMAND,
+             ["check", str(allocas(folder / "a1m.mlir", 1_240_000)), "--target", "x86_64"],
+             folder / "a1m.mlir"),
+        ]
+        rows = []
+        for label, probe, argv, path in cases:
+            runs = []
+            for _ in range(args.repeat):
+                out = subprocess.run([sys.executable, "-c", probe, *argv], check=True,
+                                     capture_output=True, text=True).stdout
+                runs.append(json.loads(out))
+            size = f"{path.stat().st_size / 1e6:.1f}" if path else "21.0"
+            rows.append((label, size, runs[0]["code"],
+                         round(statistics.median(r["seconds"] for r in runs), 2),
+                         round(statistics.median(r["cpu"] for r in runs), 2),
+                         round(max(r["rss_kib"] for r in runs) / 1024, 1)))
+    print(format_table(("input", "MB", "exit", "s (median)", "process CPU s (median)",
+                        "peak RSS MiB"), rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
