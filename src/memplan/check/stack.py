@@ -1,5 +1,13 @@
 """Stack checks: every stack allocation bounded, outside loops, and the frame within budget.
 
+A stack allocation is any `memref.alloca` (or `llvm.alloca`), whatever its memory space:
+GPU private memory (`#gpu.address_space<private>`, CUDA local memory, AMD scratch) is a
+per-thread stack, freed with its allocation scope like the CPU's, so an alloca in a loop,
+outside the entry block, unbounded or returned is the same error in every space (as
+IREE's check-ir-before-llvm-conversion and `memplan opt` treat every `memref.alloca`).
+Budgets differ by space: the frame and per-allocation limits count the default space and,
+where the target gives its stack a size, private memory.
+
 - `stack-in-loop` (error): a `memref.alloca` inside a loop. Its memory is only
   released when the function (or an enclosing `memref.alloca_scope`) returns, so the
   frame grows with every iteration; an alloca in an `alloca_scope` inside the loop is fine.
@@ -28,7 +36,7 @@ from ..analysis.census import Allocation
 from ..diagnostic import Diagnostic, Note
 from ..ir import source_loc
 from ..ir.ops import LLVM_ALLOCATION_OPS, STACK_ALLOCATION_OPS
-from ..place.budgets import is_stack
+from ..place.budgets import in_frame, is_stack
 from ..transforms.hoist import HoistKind
 from .context import CheckContext
 
@@ -44,6 +52,17 @@ def describe_type(a: Allocation) -> str:
     return f"{kind}<{dims}{'x' if dims else ''}{a.element_type}>"
 
 
+def _stack_type(a: Allocation) -> str:
+    """The type, with the memory space when it is not the default one."""
+    space = f" in {a.memory_space} memory" if a.memory_space is not None else ""
+    return describe_type(a) + space
+
+
+def is_stack_like(a: Allocation) -> bool:
+    """An alloca in any memory space: freed only when its allocation scope exits."""
+    return a.is_stack
+
+
 def describe_size(a: Allocation) -> str:
     if a.exact_bytes is not None:
         return f"{a.exact_bytes} bytes"
@@ -55,12 +74,12 @@ def describe_size(a: Allocation) -> str:
 def check_stack_in_loop(ctx: CheckContext) -> list[Diagnostic]:
     return [
         Diagnostic("error", a.location,
-                   f"stack allocation of {describe_type(a)} ({describe_size(a)}) inside a loop: "
+                   f"stack allocation of {_stack_type(a)} ({describe_size(a)}) inside a loop: "
                    "it is only freed when @{} returns, so the stack grows on every iteration"
                    .format(a.function),
                    [Note(a.loop_location, "inside this loop"), Note(a.location, _opt_says(ctx, a))],
                    code="stack-in-loop")
-        for a in ctx.census if is_stack(a) and a.scope_loop_depth > 0
+        for a in ctx.census if is_stack_like(a) and a.scope_loop_depth > 0
     ]
 
 
@@ -89,7 +108,7 @@ def check_stack_outside_entry(ctx: CheckContext) -> list[Diagnostic]:
     the entry block a dynamic stack adjustment, outside the static frame."""
     return [
         Diagnostic("error", a.location,
-                   f"stack allocation of {describe_type(a)} ({describe_size(a)}) outside the "
+                   f"stack allocation of {_stack_type(a)} ({describe_size(a)}) outside the "
                    f"entry block of @{a.function}: LLVM turns it into a dynamic stack "
                    "adjustment, outside the function's static frame",
                    [Note(a.location, "`memplan opt` moves it to the function entry"
@@ -100,7 +119,7 @@ def check_stack_outside_entry(ctx: CheckContext) -> list[Diagnostic]:
                          "static size")],
                    code="stack-not-in-entry")
         for a in ctx.census
-        if is_stack(a) and a.outside_entry_block and a.scope_loop_depth == 0
+        if is_stack_like(a) and a.outside_entry_block and a.scope_loop_depth == 0
     ]
 
 
@@ -109,13 +128,13 @@ def check_stack_returned(ctx: CheckContext) -> list[Diagnostic]:
     caller gets it."""
     diags = []
     for a in ctx.census:
-        if not is_stack(a) or a.op is None or a.op.name not in STACK_ALLOCATION_OPS:
+        if not is_stack_like(a) or a.op is None or a.op.name not in STACK_ALLOCATION_OPS:
             continue
         escape = escape_from(a.op.results[0], ())
         if escape is None or escape.kind is not EscapeKind.RETURNED:
             continue
         diags.append(Diagnostic(
-            "error", a.location, f"stack allocation of {describe_type(a)} is returned from "
+            "error", a.location, f"stack allocation of {_stack_type(a)} is returned from "
             f"@{a.function}: its memory is freed when @{a.function} returns, so the caller gets "
             "a dangling buffer", [Note(source_loc(escape.op, _path_of(ctx, a)), "returned here")],
             code="stack-returned"))
@@ -130,19 +149,21 @@ def _path_of(ctx: CheckContext, a: Allocation) -> str:
 def check_unbounded_stack(ctx: CheckContext) -> list[Diagnostic]:
     return [
         Diagnostic("error", a.location,
-                   f"stack allocation of {describe_type(a)} has no proven size bound",
+                   f"stack allocation of {_stack_type(a)} has no proven size bound",
                    [Note(a.location, a.unbounded_reason or "unknown size")],
                    code="stack-unbounded")
-        for a in ctx.census if is_stack(a) and a.bytes_or_bound is None
+        for a in ctx.census if is_stack_like(a) and a.bytes_or_bound is None
     ]
 
 
 def check_allocation_limit(ctx: CheckContext) -> list[Diagnostic]:
     diags = []
     for a in ctx.census:
-        if not is_stack(a):
+        if not (a.is_stack and in_frame(a)):
             continue
         stack = ctx.target_for(a).target.stack
+        if stack is None and not is_stack(a):
+            continue  # private memory on a target without a modelled stack: no budget
         if stack is None:
             diags.append(Diagnostic(
                 "error", a.location, f"stack allocation of {describe_type(a)} on target "
