@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 import pytest
+from iree_opt import iree_opt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import iree_peers  # noqa: E402
@@ -24,6 +26,8 @@ def test_every_split_of_every_memref_level_file_is_compared(rows) -> None:
         ("check_ir_before_llvm_conversion.mlir", "CHECK"): 8,
         ("check_ir_before_llvm_conversion_not_fail_unbound.mlir", "CHECK"): 4,
         ("gpu_check_resource_usage.mlir", "CHECK"): 3,
+        ("gpu_reuse_shared_memory_allocs.mlir", "CHECK"): 7,
+        ("reuse_shared_memory_allocs.mlir", "CHECK"): 4,
         ("hoist_statically_bound_allocations.mlir", "CHECK"): 11,
         # The second RUN line's prefix has lines in three splits only.
         ("hoist_statically_bound_allocations.mlir", "CHECK-UNBOUNDED-VSCALE"): 3,
@@ -50,9 +54,33 @@ def test_memplan_agrees_on_every_split_but_the_justified_ones(rows) -> None:
     justified = {(r.file, r.prefix, r.split) for r in rows
                  if r.verdict == iree_peers.JUSTIFIED_DIFFERENCE}
     assert justified == set(iree_peers.JUSTIFIED)  # no stale entry
-    # The done-when files, on their main RUN line: one justified difference in all.
+    # The done-when files, on their main RUN line: two justified differences in all.
     main = [r for r in rows if r.prefix == "CHECK" and "not_fail" not in r.file]
-    assert sum(r.verdict == iree_peers.AGREE for r in main) == len(main) - 1
+    assert sum(r.verdict == iree_peers.AGREE for r in main) == len(main) - 2
+
+
+def test_shared_memory_figures_are_what_iree_leaves(rows) -> None:
+    """The reuse expectations read from the CHECK lines are what iree-opt's pass leaves."""
+    for name in iree_peers.REUSE_FILES:
+        path = iree_peers.PEERS / name
+        (run,) = iree_peers.run_lines(path)
+        pipeline = re.search(r'pass-pipeline="([^"]+)"', run.text).group(1)
+        result = iree_opt(path, pipeline)
+        assert result.returncode == 0, result.stderr
+        left = [_workgroup_bytes(split) for split in result.stdout.split("// -----")]
+        expected = [r.iree[0] for r in rows if r.file == name]
+        assert [f"workgroup {b}B" for b in left] == expected
+
+
+def _workgroup_bytes(text: str) -> int:
+    total = 0
+    for dims, elem in re.findall(r"memref\.alloc\(\) : memref<((?:\d+x)+)(\w+), "
+                                 r"#gpu\.address_space<workgroup>>", text):
+        count = 1
+        for d in dims.rstrip("x").split("x"):
+            count *= int(d)
+        total += count * {"i8": 1, "f16": 2, "f32": 4}[elem]
+    return total
 
 
 def test_stream_splits_list_what_their_text_holds() -> None:

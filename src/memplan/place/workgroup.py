@@ -7,13 +7,17 @@ attributions); a kernel is any function holding one (a `gpu.func`, or a
 not this check's business.
 
 Decides: the kernel's need is the peak of its simultaneously live workgroup
-allocations, packed at offsets with lifetimes by the planner (so two tiles
-that are never live together may share bytes), against `limit_per_kernel`.
+allocations, packed at offsets with lifetimes (first to last use, through views)
+by the planner (so two tiles that are never live together may share bytes), against
+`limit_per_kernel`. The bytes are shared only when something packs them: IREE's
+`gpu-reuse-shared-memory-allocs` does, behind `--iree-llvmgpu-enable-shared-memory-reuse`
+(off by default); its own check otherwise counts every allocation.
 
 Refuses: a kernel whose packed peak is over the limit (one error naming the
 total and the limit, with a note per contributing allocation, largest first);
 a workgroup allocation of dynamic size without a proven bound; any workgroup
-allocation on a target that has no workgroup memory.
+allocation on a target that has no workgroup memory. Warns (`workgroup-needs-reuse`)
+when the kernel fits only packed: its allocations summed are over the limit.
 """
 
 from __future__ import annotations
@@ -44,7 +48,22 @@ def workgroup_diagnostics(census: Sequence[Allocation], target: Target,
     if kernels is None:
         kernels = kernel_budgets(census, target, targets)
     diags += [_over_limit(k, target) for k in kernels if not k.fits]
+    diags += [_needs_reuse(k, target) for k in kernels
+              if k.fits and k.limit is not None and k.sum_bytes > k.limit]
     return diags
+
+
+def _needs_reuse(kernel: Budget, target: Target) -> Diagnostic:
+    first = min(kernel.allocations, key=lambda a: a.lifetime)
+    return Diagnostic(
+        "warning", first.location,
+        f"kernel @{kernel.function} fits in {kernel.peak} bytes of workgroup memory only when "
+        f"allocations that are never live together share bytes: summed they need "
+        f"{kernel.sum_bytes}, over the {kernel.limit}-byte limit of "
+        f"{kernel.limit_source or f'target {target.name!r}'}",
+        [Note(first.location, "IREE shares them with --iree-llvmgpu-enable-shared-memory-reuse "
+              "(gpu-reuse-shared-memory-allocs); without it its resource check counts the sum")],
+        code="workgroup-needs-reuse")
 
 
 def _unbounded(a: Allocation) -> Diagnostic:
