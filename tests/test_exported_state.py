@@ -142,3 +142,16 @@ def test_cli_checks_an_export_as_exported_and_asks_for_missing_parameters(capsys
                             "main", "--steps", "3", "--position", "1", "--parameters",
                             f"model={irpa}"], capsys)
     assert code == 0 and "@main: 3 steps, outputs max diff 0" in err
+
+
+def test_inline_weights_in_dialect_resources_are_kept_when_checking_state(capsys, tmp_path):
+    """iree-turbine's inline weights print after the module as `{-# dialect_resources #-}`:
+    the global getters go inside the module, not inside that section ("expected ',' or
+    '#-}'" from iree-compile before)."""
+    path, out = DATA / "kv_inline_weights.mlir", tmp_path / "out.mlir"
+    code, _, err = run_cli(["opt", str(path), "--target", "x86_64", "-o", str(out),
+                            "--check-state", "step", "--steps", "3"], capsys)
+    assert code == 0, err
+    assert "@step: 3 steps, outputs max diff 0, @__auto.cache max diff 0" in err
+    text = out.read_text()
+    assert "tensor.concat" not in text and "__auto.scale: \"0x0400000000008" in text

@@ -82,10 +82,15 @@ def with_getters(module: ir.Module) -> str:
             continue
         getters.append(f"  func.func @{GETTER_PREFIX}{name}() -> {typ} {{\n"
                        f"    %v = {load} @{name} : {typ}\n    return %v : {typ}\n  }}\n")
-    text = str(module).rstrip()
+    # Inline weights (iree-turbine without externalized parameters) print as a
+    # `{-# dialect_resources ... #-}` section after the module: the getters go before the
+    # module's closing brace, not the section's. A newline cannot occur inside an attribute's
+    # printed text (strings escape it), so the section starts at the first "\n{-#".
+    text, section, resources = str(module).partition("\n{-#")
+    text = text.rstrip()
     if not text.endswith("}"):
         raise InputError("<module>", "cannot add global getters: unexpected module text")
-    return text[:-1] + "".join(getters) + "}\n"
+    return text[:-1] + "".join(getters) + "}\n" + section + resources
 
 
 @dataclass(frozen=True)
