@@ -90,3 +90,26 @@ def test_stream_splits_list_what_their_text_holds() -> None:
         assert listed == in_text, row
         listed, in_text = copies.split(" / ")
         assert listed == in_text, row
+
+
+def test_dynamic_allocations_are_padded_to_the_bound_iree_pads_them_to(tmp_path) -> None:
+    """IREE's pad-dynamic-alloc on its own lit file (iree-opt, for real) and `memplan opt`
+    agree split by split on every allocation's static type: workgroup memory (`memref<..., 3>`)
+    and the stack are sized at launch, so a dynamic size is padded to its bound."""
+    path = iree_peers.PEERS / "pad_dynamic_alloc.mlir"
+    iree = iree_opt(path, "builtin.module(func.func(iree-codegen-pad-dynamic-alloc))")
+    assert iree.returncode == 0, iree.stderr
+    code, out, err = iree_peers.memplan(["opt", str(path), "--target", "rocm-gfx942",
+                                         "-p", "hoist-and-bound"])
+    assert code == 0, err
+    theirs, ours = (_allocations(text) for text in (iree.stdout, out))
+    assert ours == theirs == [["memref.alloc() : memref<1x64x32xf32, 3>"],
+                              ["memref.alloc() : memref<1x64x32xf32, 3>"],
+                              ["memref.alloc() : memref<4088xf32, 3>"],
+                              ["memref.alloca() : memref<4088xf32, 3>"],
+                              ["memref.alloc() : memref<32x32xf32, 3>"]]
+
+
+def _allocations(text: str) -> list[list[str]]:
+    return [re.findall(r"memref\.alloca?\(\) : memref<[^>]*>", split)
+            for split in text.split("// -----")]

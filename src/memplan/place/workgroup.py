@@ -28,7 +28,18 @@ from ..analysis.census import Allocation
 from ..diagnostic import Diagnostic, Note
 from ..targets import Target
 from ..targets.applied import FunctionTargets
-from .budgets import Budget, is_workgroup, kernel_budgets
+from .budgets import WORKGROUP_SPACES, Budget, is_workgroup, kernel_budgets
+
+# IREE's CPU workgroup-local memory (`memref.alloc() : memref<..., #iree_codegen.workgroup_local>`):
+# one buffer per dispatch that the HAL hands each workgroup, laid out by IREE's
+# `iree-llvmcpu-assign-workgroup-local-memory`.
+WORKGROUP_LOCAL_SPACE = "#iree_codegen.workgroup_local"
+
+
+def reserved_per_launch(space: str | None) -> bool:
+    """Memory whose size is fixed when the kernel is launched (GPU shared memory, CPU
+    workgroup-local memory): a dynamic size must be padded to a bound before then."""
+    return space in WORKGROUP_SPACES or space == WORKGROUP_LOCAL_SPACE
 
 
 def workgroup_diagnostics(census: Sequence[Allocation], target: Target,

@@ -3,8 +3,11 @@
 Matches every `memref.alloca` and `memref.alloc` inside a sequential loop
 (`scf.for`, `affine.for`, `scf.while`), every `memref.alloca` on a loop of
 blocks (a `cf.br` back edge: `ir/cfg.py`) or outside the entry block (LLVM
-makes those dynamic stack adjustments; IREE refuses them), and every dynamic
-`memref.alloca`.
+makes those dynamic stack adjustments; IREE refuses them), every dynamic
+`memref.alloca`, and every dynamic `memref.alloc` in memory reserved when a
+kernel is launched (GPU workgroup memory, IREE's CPU workgroup-local memory):
+its size must be static by then, so it is padded to its bound as IREE's
+`pad-dynamic-alloc` does (rule 3), or refused when it has none.
 
 Rewrites, in this order of preference:
 1. Static shape: the allocation moves to the function entry.
@@ -77,8 +80,9 @@ from ..ir.ops import (
     PARALLEL_LOOP_OPS,
     STACK_ALLOCATION_OPS,
 )
-from ..ir.types import DYNAMIC, DYNAMIC_STRIDE, element_bytes, shape_of
+from ..ir.types import DYNAMIC, DYNAMIC_STRIDE, element_bytes, memory_space_name, shape_of
 from ..ir.walk import allocation_scope, enclosing_loops, functions, users
+from ..place.workgroup import reserved_per_launch
 from .rewrite_report import RewriteReport
 
 
@@ -152,6 +156,8 @@ class _Hoist:
         self.is_stack = op.name in STACK_ALLOCATION_OPS
         self.type = ir.MemRefType(op.results[0].type)
         self.shape = shape_of(self.type)
+        # Workgroup memory is sized at launch: like the stack frame, it needs a static size.
+        self.per_launch = not self.is_stack and reserved_per_launch(memory_space_name(self.type))
         loops = enclosing_loops(op)
         parallel = [i for i, loop in enumerate(loops) if loop.name in PARALLEL_LOOP_OPS]
         # Only the sequential loops inside the innermost parallel loop may be left.
@@ -177,7 +183,8 @@ class _Hoist:
 
     @property
     def what(self) -> str:
-        return f"{'stack' if self.is_stack else 'heap'} allocation of {self.type}"
+        kind = "stack" if self.is_stack else "workgroup" if self.per_launch else "heap"
+        return f"{kind} allocation of {self.type}"
 
     # the decision
 
@@ -188,7 +195,8 @@ class _Hoist:
         self.cycle = cfg_cycle_around(op, self.scope) if self.is_stack and not self.loops \
             else None
         outside_entry = self.outside_entry = self.is_stack and op.block != self.anchor.block
-        if not self.loops and self.cycle is None and not (self.is_stack and self.sizes) \
+        static_size = self.is_stack or self.per_launch
+        if not self.loops and self.cycle is None and not (static_size and self.sizes) \
                 and not outside_entry:
             return HoistPlan(HoistKind.NOTHING)  # at the entry, and static or on the heap
         if len(op.operands) > len(self.sizes):
