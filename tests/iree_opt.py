@@ -18,5 +18,7 @@ def iree_opt(path: Path, pipeline: str, *flags: str) -> subprocess.CompletedProc
 
 
 def error_lines(stderr: str) -> list[int]:
-    """The lines of the input IREE reports an error at, in order."""
-    return [int(m.group(1)) for m in re.finditer(r"^[^\n:]+:(\d+):\d+: error:", stderr, re.M)]
+    """The lines of the input IREE reports an op's error at, in order (not the lines of
+    `expected-error` comments, which iree-opt also reports when they are not produced)."""
+    return [int(m.group(1)) for m in re.finditer(r"^[^\n:]+:(\d+):\d+: error: (?!expected)",
+                                                 stderr, re.M)]

@@ -194,8 +194,10 @@ class _Hoist:
         # A stack allocation on a CFG cycle (a `cf.br` back edge) runs once per trip too.
         self.cycle = cfg_cycle_around(op, self.scope) if self.is_stack and not self.loops \
             else None
-        outside_entry = self.outside_entry = self.is_stack and op.block != self.anchor.block
         static_size = self.is_stack or self.per_launch
+        # IREE lays out workgroup-local memory only from the entry block, as LLVM keeps only
+        # entry-block allocas in the static frame.
+        outside_entry = self.outside_entry = static_size and op.block != self.anchor.block
         if not self.loops and self.cycle is None and not (static_size and self.sizes) \
                 and not outside_entry:
             return HoistPlan(HoistKind.NOTHING)  # at the entry, and static or on the heap
