@@ -173,11 +173,11 @@ def test_check_json_lists_kernel_budgets(capsys):
 
 # --- lifetimes from first to last use (IREE's gpu-reuse-shared-memory-allocs) ------------
 
-def test_tiles_used_in_turn_fit_as_iree_packs_them(capsys, data):
+def test_tiles_used_in_turn_fit_as_iree_packs_them(capsys):
     """Four 32 KiB tiles, each used after the last: IREE's reuse pass leaves 32 KiB and its
     resource check passes; memplan's peak is the same 32 KiB (it was 128 KiB and an error
     when lifetimes started at the `memref.alloc`), with a warning that the sum does not fit."""
-    path = data / "workgroup_tiles_in_turn.mlir"
+    path = EXAMPLES / "workgroup_tiles_in_turn.mlir"
     reused = iree_opt(path, "builtin.module(func.func(iree-codegen-gpu-reuse-shared-memory-allocs,"
                       "iree-codegen-gpu-check-resource-usage))")
     assert reused.returncode == 0 and "memref<32768xi8, #gpu.address_space<workgroup>>" \
