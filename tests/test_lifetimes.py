@@ -48,6 +48,16 @@ func.func @through_a_branch() {
 
 // -----
 
+func.func @tensor_destinations(%c: f32) -> tensor<4xf32> {
+  %t = bufferization.alloc_tensor() : tensor<4xf32>
+  %u = bufferization.alloc_tensor() : tensor<4xf32>
+  %copied = linalg.copy ins(%t : tensor<4xf32>) outs(%u : tensor<4xf32>) -> tensor<4xf32>
+  %filled = linalg.fill ins(%c : f32) outs(%copied : tensor<4xf32>) -> tensor<4xf32>
+  return %filled : tensor<4xf32>
+}
+
+// -----
+
 func.func @unused() {
   %a = memref.alloc() : memref<4xf32>
   return
@@ -70,4 +80,9 @@ def test_lifetimes(tmp_path):
     assert found[("yielded_out_of_its_loop", 19)] == (4, 9)
     # A block argument may carry it round a CFG: the whole function (6 ops).
     assert found[("through_a_branch", 34)] == (0, 6)
-    assert found[("unused", 44)] == (0, 1)
+    # Read by the copy: its result is another buffer. %u is the copy's destination: its
+    # result, the fill's destination, is %u's memory up to the return (positions:
+    # alloc_tensor 0 and 1, the copy 2 and the fill 4 with a body op each, return 6).
+    assert found[("tensor_destinations", 44)] == (2, 4)
+    assert found[("tensor_destinations", 45)] == (2, 7)
+    assert found[("unused", 54)] == (0, 1)

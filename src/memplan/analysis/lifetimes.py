@@ -9,12 +9,14 @@ Positions are those of the function's pre-order op walk (`OpOrder`); a use neste
 op of the allocation's block (a loop, an `scf.if`) counts as that whole op, since the
 loop comes back to it. The buffer is followed through every value that may be its
 memory:
-- views (`memref.subview`, `memref.cast`, `expand_shape`, ... of operand 0) and
-  `arith.select`: another name for it, not a use of it;
+- views (`memref.subview`, `memref.cast`, `expand_shape`, `tensor.extract_slice`, ... of
+  operand 0) and `arith.select`: another name for it, not a use of it;
+- a destination-passing op (`linalg`, `tensor.insert_slice`, ...): a use; its results are
+  the buffer only when the buffer is its destination (what it reads it does not return);
 - a loop it is handed to as an iteration argument, and a region terminator yielding it
   (`scf.yield`, `scf.condition`): the op's results and its regions' arguments;
 - any other op using it: a use, and its shaped results are followed too (a tensor made
-  from it, a call's result, a destination-passing op's result may be the same memory).
+  from it, a call's result may be the same memory).
 A buffer that reaches a branch (`cf.br`: a block argument carries it elsewhere in a
 CFG, maybe round a cycle) is live for the whole function; a use outside its block is
 counted as the op enclosing both (the loop it was made in, for one yielded out of it),
@@ -25,7 +27,8 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-from ..ir.ops import FUNCTION_OPS, MEMREF_VIEW_OPS
+from ..ir.ops import FUNCTION_OPS, MEMREF_VIEW_OPS, TENSOR_VIEW_OPS
+from ..ir.tensor_ops import destination_operands, is_linalg_structured
 from ..ir.walk import OpOrder, ancestor_in_block, is_inside, parent_op
 
 _BRANCHES = frozenset({"cf.br", "cf.cond_br", "cf.switch", "llvm.br", "llvm.cond_br"})
@@ -46,8 +49,9 @@ def _shaped(value: ir.Value) -> bool:
 
 def _is_alias_only(user: ir.Operation, index: int) -> bool:
     """`user` only names the memory again: it neither reads nor writes it."""
-    return (user.name in MEMREF_VIEW_OPS and index == 0) or \
-        (user.name == "arith.select" and index in (1, 2))
+    name = user.name
+    return (index == 0 and (name in MEMREF_VIEW_OPS or name in TENSOR_VIEW_OPS)) or \
+        (name == "arith.select" and index in (1, 2))
 
 
 def _region_values(op: ir.Operation) -> list[ir.Value]:
@@ -91,6 +95,9 @@ def use_lifetime(buffer: ir.Value, op: ir.Operation, order: OpOrder) -> tuple[in
                         start = order.position[parent] if start is None else \
                             min(start, order.position[parent])
                         end = max(end, order.end_of(parent))
+            elif (dests := destination_operands(user)) or is_linalg_structured(user):
+                if use.operand_number in dests:
+                    follow([r for r in user.results if _shaped(r)])
             elif user.regions:  # a loop's iteration argument, an op with a body
                 follow(_region_values(user))
             else:
