@@ -132,6 +132,8 @@ def wrap_for_iree(program: str, calls: Sequence[Call]) -> str:
         func.attributes["sym_visibility"] = ir.StringAttr.get("private", module.context)
         heap_to_stack(func)
     body = "\n".join(op.operation.get_asm() for op in module.body.operations)
+    # Inline weights (`dense_resource`) print their blobs after the module, not with the op.
+    _, section, resources = program.partition("\n{-#")
     exports, entries, hosts = [], [], []
     for k, (call, args) in enumerate(zip(calls, signatures, strict=True)):
         export, entry, host = _wrap_call(k, call, args)
@@ -148,7 +150,7 @@ stream.executable private @memplan_ex {{
   }}
 }}
 {nl.join(hosts)}
-"""
+""" + section + resources
 
 
 def _wrap_call(k: int, call: Call, args: Sequence[Argument]) -> tuple[str, str, str]:
