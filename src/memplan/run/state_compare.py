@@ -31,8 +31,9 @@ from .inputs import numpy_dtype, random_array
 from .iree_exec import LoadedProgram, compile_to_vmfb
 
 GETTER_PREFIX = "__memplan_get_"
-# The constant-destination rewrite reads the init only at the first reduction step;
-# IREE's (heuristic) warning about reading a tensor.empty would only be noise here.
+# IREE's heuristic warning about reading a tensor.empty would land in the console of a
+# compile whose only product is the comparison (the user's own program may trip it);
+# memplan's rewrites read none (tests/test_constant_dest.py compiles one with it on).
 QUIET_FLAGS = ("--iree-global-opt-enable-warn-on-uninitialized-values=false",)
 
 
