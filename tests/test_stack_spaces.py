@@ -94,3 +94,32 @@ def test_opt_refuses_what_check_reports(capsys, tmp_path):
         code = main(["opt", str(write(tmp_path, space)), "--target", "x86_64"])
         err = capsys.readouterr().err
         assert code == 1 and "17:8: error: stack allocation of" in err
+
+
+TWO_IN_TURN = """\
+func.func @two_in_turn(%out: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloca() : memref<5120xf32>
+  %b = memref.alloca() : memref<5120xf32>
+  %x = memref.load %a[%c0] : memref<5120xf32>
+  memref.store %x, %out[%c0] : memref<1xf32>
+  %y = memref.load %b[%c0] : memref<5120xf32>
+  memref.store %y, %out[%c0] : memref<1xf32>
+  return
+}
+"""
+
+
+def test_a_frame_that_fits_only_packed_is_a_warning_and_place_makes_it_fit(capsys, tmp_path):
+    """Two 20 KiB allocas used in turn: packed 20 KiB, summed 40 KiB. IREE's check counts the
+    sum and refuses; memplan warns, and `opt --place` writes the frame IREE then accepts."""
+    path, placed = tmp_path / "two.mlir", tmp_path / "placed.mlir"
+    path.write_text(TWO_IN_TURN)
+    assert "Got 40960 bytes" in iree_opt(path, IREE_CHECK).stderr
+    code = main(["check", str(path), "--target", "x86_64", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and [d["code"] for d in report["diagnostics"]] == \
+        ["stack-frame-needs-packing"]
+    assert report["stack_frames"][0]["bytes"] == 20480
+    assert main(["opt", str(path), "--target", "x86_64", "--place", "-o", str(placed)]) == 0
+    assert iree_opt(placed, IREE_CHECK).returncode == 0

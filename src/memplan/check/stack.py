@@ -21,6 +21,9 @@ where the target gives its stack a size, private memory.
 - `stack-frame-limit` (error): the packed peak of a function's simultaneously
   live stack allocations (`memplan.pack.plan` over census lifetimes) above
   `stack.max_frame`, naming the largest contributors.
+- `stack-frame-needs-packing` (warning): the packed frame fits, but the allocations summed
+  do not: LLVM gives each `alloca` its own slot (no lifetime markers from MLIR), so the
+  frame fits only as `memplan opt --place` lays it out, one buffer at packed offsets.
 - `heap-in-loop` (warning): a heap allocation made and freed on every iteration.
 - `tensor-alloc-in-loop` (warning): a `bufferization.alloc_tensor` in a loop, which
   bufferizes to an allocation per iteration.
@@ -196,6 +199,24 @@ def check_frame_limit(ctx: CheckContext) -> list[Diagnostic]:
     return diags
 
 
+def check_frame_packing(ctx: CheckContext) -> list[Diagnostic]:
+    diags = []
+    for frame in ctx.frames:
+        if not frame.fits or frame.limit is None or frame.sum_bytes <= frame.limit:
+            continue
+        whose = frame.limit_source or f"target '{ctx.target.name}'"
+        first = min(frame.allocations, key=lambda a: a.lifetime)
+        diags.append(Diagnostic(
+            "warning", first.location,
+            f"stack frame of @{frame.function} fits in {frame.peak} bytes only when "
+            f"allocations that are never live together share bytes: summed they need "
+            f"{frame.sum_bytes}, over the {frame.limit}-byte frame limit of {whose}",
+            [Note(first.location, "`memplan opt --place` lays the frame out as one buffer at "
+                  "these offsets; separate allocas each get their own slot (IREE's check "
+                  "counts the sum)")], code="stack-frame-needs-packing"))
+    return diags
+
+
 def check_heap_in_loop(ctx: CheckContext) -> list[Diagnostic]:
     diags = []
     for a in ctx.census:
@@ -224,6 +245,6 @@ def check_tensor_allocation_in_loop(ctx: CheckContext) -> list[Diagnostic]:
 
 STACK_CHECKS = [
     check_stack_in_loop, check_stack_outside_entry, check_stack_returned, check_unbounded_stack,
-    check_allocation_limit, check_frame_limit,
+    check_allocation_limit, check_frame_limit, check_frame_packing,
     check_heap_in_loop, check_tensor_allocation_in_loop,
 ]
