@@ -14,7 +14,11 @@ IREE does:
 - the hoist file: the `CHECK` lines of the RUN line's prefix, read as where each
   allocation ends up (the entry block, with the static size or the vscale-bound
   size the CHECK lines give, or left where it was) beside the allocations of
-  `memplan opt`'s output.
+  `memplan opt`'s output;
+- the shared-memory reuse files: the workgroup bytes IREE's
+  `gpu-reuse-shared-memory-allocs` leaves (the `memref.alloc`s of its CHECK lines,
+  `CHECK-COUNT-N` times) beside the kernel's packed peak and lower bound in
+  `memplan check --json` (equal, or memplan's planner packs tighter: listed).
 A split agrees when both say the same; the few justified differences are listed
 in JUSTIFIED with the reason, and a listed split that agrees is reported too.
 The stream-level files are listed: transients and copies per split, beside the
@@ -55,6 +59,11 @@ CHECK_FILES = {
     "gpu_check_resource_usage.mlir": "rocm-gfx942",
     "hoist_statically_bound_allocations.mlir": "x86_64",
 }
+# IREE's shared-memory reuse tests: what its pass leaves is what a kernel needs.
+REUSE_FILES = {
+    "gpu_reuse_shared_memory_allocs.mlir": "rocm-gfx942",
+    "reuse_shared_memory_allocs.mlir": "rocm-gfx942",
+}
 STREAM_FILES = ["emplace_allocations.mlir", "elide_async_copies.mlir"]
 AGREE, DIFFER, JUSTIFIED_DIFFERENCE = "agree", "DIFFER", "justified"
 # (file, check prefix, split) -> why memplan differs from the split's expectation, on purpose.
@@ -69,6 +78,10 @@ JUSTIFIED: dict[tuple[str, str, int], str] = {
         "entry, a reinterpret_cast view where it was); IREE leaves it in ^bb1, where IREE's own "
         "check-ir-before-llvm-conversion then rejects it ('all stack allocations need to be "
         "hoisted to the entry block'; iree-opt 3.13, hoist then check on this split)",
+    ("gpu_reuse_shared_memory_allocs.mlir", "CHECK", 2):
+        "memplan's planner packs tighter than IREE's alias groups: %a and %c both overlap %b "
+        "but not each other, so IREE keeps one group of 1664 bytes; packed at offsets, %c takes "
+        "%a's bytes once %a is dead (peak 1536 = the most bytes live at once)",
 }
 
 
@@ -192,6 +205,29 @@ def _expected_bytes(type_text: str, operands: str | None, applies: dict[str, str
     return f"{count * elem}B"
 
 
+_WORKGROUP_ALLOC = re.compile(
+    r"memref\.alloc\(\)\s*:\s*memref<((?:\d+x)+)(\w+),\s*#gpu\.address_space<workgroup>>")
+
+
+def expected_workgroup_bytes(split: str, prefix: str, context: ir.Context) -> str | None:
+    """The workgroup bytes the split's CHECK lines leave allocated (None: no lines)."""
+    total, any_line = 0, False
+    for line in split.splitlines():
+        m = re.match(rf"\s*//\s*{re.escape(prefix)}(?:-COUNT-(\d+)|-DAG|-NEXT|-SAME)?:(.*)",
+                     line)
+        if not m:
+            continue
+        any_line = True
+        alloc = _WORKGROUP_ALLOC.search(m.group(2))
+        if alloc:
+            count = int(m.group(1) or 1)
+            dims = [int(d) for d in alloc.group(1).rstrip("x").split("x")]
+            with context:
+                elem = element_bytes(ir.Type.parse(alloc.group(2))) or 0
+            total += count * elem * _product(dims)
+    return f"workgroup {total}B" if any_line else None
+
+
 # --- memplan's side -----------------------------------------------------------------------
 
 def memplan(args: list[str]) -> tuple[int, str, str]:
@@ -313,6 +349,8 @@ def compare_all() -> list[Row]:
                 rows += _compare_hoist(path, run, target, splits, context)
             else:
                 rows += _compare_check(path, run, target, splits)
+    for name, target in REUSE_FILES.items():
+        rows += _compare_reuse(PEERS / name, target, context)
     for row in rows:
         key = (row.file, row.prefix, row.split)
         if row.iree == row.memplan:
@@ -350,6 +388,30 @@ def _compare_hoist(path: Path, run: RunLine, target: str, splits: list[tuple[int
             got = (placed,) if isinstance(placed, str) else \
                 placed[index].get(function, ("(function missing)",))
             rows.append(Row(path.name, run.prefix, index, function, where, got))
+    return rows
+
+
+def kernel_figures(path: Path, target: str) -> list[str]:
+    """Per split, memplan's workgroup peak (and the lower bound when it differs)."""
+    code, out, err = memplan(["check", str(path), "--target", target, "--json"])
+    if code not in (0, 1):
+        raise RuntimeError(f"memplan check {path.name} failed: {err.strip()}")
+    figures = ["workgroup 0B"] * len(split_ranges(path))
+    for k in json.loads(out).get("workgroup", []):
+        bound = "" if k["lower_bound"] == k["peak"] else f" (bound {k['lower_bound']}B)"
+        figures[k["chunk"]] = f"workgroup {k['peak']}B{bound}"
+    return figures
+
+
+def _compare_reuse(path: Path, target: str, context: ir.Context) -> list[Row]:
+    figures = kernel_figures(path, target)
+    rows = []
+    for run in run_lines(path):
+        for index, (_, _, text) in enumerate(split_ranges(path)):
+            expected = expected_workgroup_bytes(text, run.prefix, context)
+            if expected is not None:
+                rows.append(Row(path.name, run.prefix, index, _first_function(text),
+                                (expected,), (figures[index],)))
     return rows
 
 

@@ -142,3 +142,39 @@ def test_cli_checks_an_export_as_exported_and_asks_for_missing_parameters(capsys
                             "main", "--steps", "3", "--position", "1", "--parameters",
                             f"model={irpa}"], capsys)
     assert code == 0 and "@main: 3 steps, outputs max diff 0" in err
+
+
+def test_inline_weights_in_dialect_resources_are_kept_when_checking_state(capsys, tmp_path):
+    """iree-turbine's inline weights print after the module as `{-# dialect_resources #-}`:
+    the global getters go inside the module, not inside that section ("expected ',' or
+    '#-}'" from iree-compile before)."""
+    path, out = DATA / "kv_inline_weights.mlir", tmp_path / "out.mlir"
+    code, _, err = run_cli(["opt", str(path), "--target", "x86_64", "-o", str(out),
+                            "--check-state", "step", "--steps", "3"], capsys)
+    assert code == 0, err
+    assert "@step: 3 steps, outputs max diff 0, @__auto.cache max diff 0" in err
+    text = out.read_text()
+    assert "tensor.concat" not in text and "__auto.scale: \"0x0400000000008" in text
+
+
+def test_check_run_keeps_inline_weights(capsys, tmp_path):
+    """--check-run wraps the program op by op: the blobs printed after the module go with it
+    ("resource does not exist" before)."""
+    path = tmp_path / "weights.mlir"
+    path.write_text("""memref.global "private" constant @w : memref<4xf32> = dense_resource<w_blob>
+func.func @f(%out: memref<4xf32>) {
+  %g = memref.get_global @w : memref<4xf32>
+  memref.copy %g, %out : memref<4xf32> to memref<4xf32>
+  return
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      w_blob: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
+""")
+    code, _, err = run_cli(["opt", str(path), "--target", "x86_64", "--check-run"], capsys)
+    assert code == 0 and "execution check: @f: identical results before and after" in err

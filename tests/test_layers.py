@@ -128,7 +128,7 @@ def table() -> tuple[list[Row], frozenset[str]]:
 def test_the_table_reads_as_written(table) -> None:
     rows, shared = table
     by_layer = {r.layer: r for r in rows}
-    assert shared == {"errors", "diagnostic", "files", "limits"}
+    assert shared == {"errors", "extras", "diagnostic", "files", "limits"}
     assert by_layer["IR"].may_import == set()
     assert by_layer["analysis"].may_import == {"ir"}
     assert by_layer["targets"].may_import == set()
@@ -194,8 +194,8 @@ def test_a_forbidden_import_is_found(table, tmp_path: Path) -> None:
         module = "memplan." + name.removesuffix(".py").replace("/", ".")
         assert bad == [(module, unit)] and not unnamed, (name, bad)
     # A folder the table does not name is found too.
-    root = _tree(tmp_path / "unnamed", {**allowed, "extras/__init__.py": ""})
-    assert violations(root, rows, shared)[1] == ["extras"]
+    root = _tree(tmp_path / "unnamed", {**allowed, "gadgets/__init__.py": ""})
+    assert violations(root, rows, shared)[1] == ["gadgets"]
 
 
 def test_tests_do_not_import_benchmarks() -> None:

@@ -7,6 +7,9 @@ func.func @three_words(%out: memref<3xi32>) {
   %x = memref.load %a[%c0] : memref<1xi32>
   %y = memref.load %b[%c0] : memref<1xi32>
   %z = memref.load %c[%c0] : memref<1xi32>
+  memref.store %z, %a[%c0] : memref<1xi32>
+  memref.store %x, %b[%c0] : memref<1xi32>
+  memref.store %y, %c[%c0] : memref<1xi32>
   memref.store %x, %out[%c0] : memref<3xi32>
   memref.store %y, %out[%c0] : memref<3xi32>
   memref.store %z, %out[%c0] : memref<3xi32>

@@ -49,12 +49,15 @@ func.func @unfoldable_splat(%a: tensor<1024x64xf32>) -> tensor<1024xf32> {
 // -----
 
 // A non-splat constant reduced into (IREE #12233's shape): it becomes a read-only input,
-// read only at the first step of the reduction (d0 == 0); the result goes to tensor.empty.
+// read only at the first step of the reduction (d0 == 0); later steps read the partial sum
+// from a zero-filled tensor (never a tensor.empty, which IREE warns about reading).
 // CHECK-LABEL: func.func @reduce_into_nonsplat(
 // CHECK-NEXT:    %[[CST:.*]] = arith.constant dense<[0, 1, 2, {{.*}}, 31]> : tensor<32xi32>
 // CHECK-NEXT:    %[[EMPTY:.*]] = tensor.empty() : tensor<32xi32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[FILLED:.*]] = linalg.fill ins(%[[ZERO]] : i32) outs(%[[EMPTY]] : tensor<32xi32>)
 // CHECK-NEXT:    linalg.generic {indexing_maps = [#map, #map1, #map1], iterator_types = ["reduction", "parallel"]}
-// CHECK-SAME:      ins(%{{.*}}, %[[CST]] : tensor<4x32xi32>, tensor<32xi32>) outs(%[[EMPTY]] : tensor<32xi32>)
+// CHECK-SAME:      ins(%{{.*}}, %[[CST]] : tensor<4x32xi32>, tensor<32xi32>) outs(%[[FILLED]] : tensor<32xi32>)
 // CHECK-NEXT:    ^bb0(%[[IN:.*]]: i32, %[[INIT:.*]]: i32, %[[OUT:.*]]: i32):
 // CHECK-NEXT:      %[[C0:.*]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[STEP:.*]] = linalg.index 0 : index
@@ -64,7 +67,7 @@ func.func @unfoldable_splat(%a: tensor<1024x64xf32>) -> tensor<1024xf32> {
 // CHECK-NEXT:      linalg.yield %[[SUM]] : i32
 func.func @reduce_into_nonsplat(%arg0: tensor<4x32xi32>) -> tensor<32xi32> {
   %cst = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]> : tensor<32xi32>
-  // DIAG-NEXT: mlir:[[# @LINE + 1]]:8: remark: constant %cst as destination: now a read-only input; result in tensor.empty
+  // DIAG-NEXT: mlir:[[# @LINE + 1]]:8: remark: constant %cst as destination: now a read-only input, added at the first reduction step; result in a zero-filled tensor
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
                        iterator_types = ["reduction", "parallel"]}
       ins(%arg0 : tensor<4x32xi32>) outs(%cst : tensor<32xi32>) {
@@ -98,29 +101,42 @@ func.func @elementwise_nonsplat(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A named op is generalized first (only this one); another reader of the constant keeps
-// reading it, unchanged.
+// A named reduction of floats into a non-splat constant is refused: generalized, a matmul
+// is no longer the contraction IREE compiles, so its sums would round in another order.
+// An integer one is generalized (only this one; integer sums are exact in any order), and
+// another reader of the constant keeps reading it, unchanged.
 // CHECK-LABEL: func.func @named_and_shared(
 // CHECK-NEXT:    %[[CST:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NEXT:    linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3x2xf32>) outs(%[[CST]] : tensor<2x2xf32>)
+// CHECK-LABEL: func.func @named_and_shared_int(
+// CHECK-NEXT:    %[[CST:.*]] = arith.constant dense<{{\[\[}}1, 2], [3, 4]]> : tensor<2x2xi32>
 // CHECK-NOT:     linalg.matmul
 // CHECK:         %[[MM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK-SAME:      ins(%{{.*}}, %{{.*}}, %[[CST]] : tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x2xf32>)
+// CHECK-SAME:      ins(%{{.*}}, %{{.*}}, %[[CST]] : tensor<2x3xi32>, tensor<3x2xi32>, tensor<2x2xi32>)
 // CHECK:           linalg.index 2 : index
-// CHECK:         linalg.generic {{.*}} ins(%[[CST]], %[[MM]] : tensor<2x2xf32>, tensor<2x2xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[CST]], %[[MM]] : tensor<2x2xi32>, tensor<2x2xi32>)
 func.func @named_and_shared(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
   %c = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
-  // DIAG-NEXT: mlir:[[# @LINE + 1]]:8: remark: constant %cst as destination: now a read-only input
+  // DIAG-NEXT: mlir:[[# @LINE + 1]]:8: note: linalg.matmul reduces into non-splat constant %cst of f32: generalized to read it at the first reduction step, it would no longer be the contraction IREE compiles, and its float sums would round in another order; left alone
   %m = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x2xf32>)
                      outs(%c : tensor<2x2xf32>) -> tensor<2x2xf32>
-  %e = tensor.empty() : tensor<2x2xf32>
+  return %m, %m : tensor<2x2xf32>, tensor<2x2xf32>
+}
+
+func.func @named_and_shared_int(%a: tensor<2x3xi32>, %b: tensor<3x2xi32>) -> (tensor<2x2xi32>, tensor<2x2xi32>) {
+  %c = arith.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+  // DIAG-NEXT: mlir:[[# @LINE + 1]]:8: remark: constant %cst as destination: now a read-only input
+  %m = linalg.matmul ins(%a, %b : tensor<2x3xi32>, tensor<3x2xi32>)
+                     outs(%c : tensor<2x2xi32>) -> tensor<2x2xi32>
+  %e = tensor.empty() : tensor<2x2xi32>
   %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
                        iterator_types = ["parallel", "parallel"]}
-      ins(%c, %m : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) {
-  ^bb0(%x: f32, %y: f32, %o: f32):
-    %z = arith.addf %x, %y : f32
-    linalg.yield %z : f32
-  } -> tensor<2x2xf32>
-  return %m, %s : tensor<2x2xf32>, tensor<2x2xf32>
+      ins(%c, %m : tensor<2x2xi32>, tensor<2x2xi32>) outs(%e : tensor<2x2xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %z = arith.addi %x, %y : i32
+    linalg.yield %z : i32
+  } -> tensor<2x2xi32>
+  return %m, %s : tensor<2x2xi32>, tensor<2x2xi32>
 }
 
 // -----
@@ -129,7 +145,9 @@ func.func @named_and_shared(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> (tensor
 // CHECK-LABEL: func.func @globals(
 // CHECK-NEXT:    %[[BIAS:.*]] = util.global.load @bias : tensor<4xf32>
 // CHECK-NEXT:    %[[EMPTY:.*]] = tensor.empty() : tensor<4xf32>
-// CHECK-NEXT:    linalg.generic {{.*}} ins(%{{.*}}, %[[BIAS]] : tensor<4x8xf32>, tensor<4xf32>) outs(%[[EMPTY]] : tensor<4xf32>)
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[FILLED:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<4xf32>)
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%{{.*}}, %[[BIAS]] : tensor<4x8xf32>, tensor<4xf32>) outs(%[[FILLED]] : tensor<4xf32>)
 // CHECK:         %[[STATE:.*]] = util.global.load @state : tensor<4xf32>
 // CHECK-NEXT:    linalg.generic {{.*}} ins(%{{.*}} : tensor<4x8xf32>) outs(%[[STATE]] : tensor<4xf32>)
 util.global private @bias = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>

@@ -32,7 +32,7 @@ class Allocation:
     unbounded_reason: str | None  # why no bound could be proven (None when bounded)
     memory_space: str | None  # e.g. "workgroup", "private", "sram"; None = default space
     loop_depth: int  # number of enclosing loops inside the function
-    lifetime: tuple[int, int]  # half-open [first, last use + 1) in the function's op order
+    lifetime: tuple[int, int]  # half-open [first use, last use + 1) in the function's op order
     alignment: int | None = None  # requested alignment attribute, if any
     dim_bounds: tuple[int | None, ...] = ()  # per-dim upper bound (static dims as is)
     loop_location: SourceLoc | None = None  # the innermost loop around it, if any

@@ -6,7 +6,8 @@ walk that fills it is `take_census`.
 Counts `memref.alloc`, `memref.alloca`, `bufferization.alloc_tensor` (any
 memory space, so workgroup `memref.alloc`s too) and `gpu.func` workgroup/private
 attributions. Sizes of dynamic dims come from the range analysis; lifetimes
-are positions in the function's pre-order op walk, half-open.
+are positions in the function's pre-order op walk, half-open, from the buffer's
+first use to its last (`lifetimes.use_lifetime`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from ..ir.cfg import cfg_cycle_around
 from ..ir.ops import (
     ALLOCATION_OPS,
     LLVM_ALLOCATION_OPS,
-    MEMREF_VIEW_OPS,
 )
 from ..ir.source import source_argument_names
 from ..ir.types import element_bytes, llvm_pointer_space, memory_space_name, shape_of
@@ -43,6 +43,7 @@ from ..ir.walk import (
 from ..limits import MAX_VALUE
 from .allocation import Allocation  # noqa: F401 - the record, re-exported
 from .assumptions import Assumption
+from .lifetimes import use_lifetime
 from .ranges import RangeAnalysis
 
 # --- the walk ---------------------------------------------------------------------------
@@ -153,7 +154,7 @@ def describe_allocation(op: ir.Operation, facts: FunctionFacts, path: str,
         element_type=str(elem_type), shape=shape, element_bytes=elem_bytes or 0,
         exact_bytes=exact, bound_bytes=bound, unbounded_reason=reason,
         memory_space=memory_space, loop_depth=len(loops) + (cycle is not None),
-        lifetime=buffer_lifetime(result, op, facts.order),
+        lifetime=use_lifetime(result, op, facts.order),
         alignment=ir.IntegerAttr(attributes["alignment"]).value
         if "alignment" in attributes else None,
         dim_bounds=dim_bounds,
@@ -194,16 +195,11 @@ def bound_dims(shape: Sequence[int | None], sizes: Sequence[ir.Value],
     return tuple(bounds), reason
 
 
-def view_results(user: ir.Operation, value: ir.Value) -> list[ir.Value]:
-    """Results of `user` that are views of `value` (the same memory under another name)."""
-    return list(user.results) if user.name in MEMREF_VIEW_OPS and user.operands[0] == value \
-        else []
-
-
 def buffer_lifetime(buffer: ir.Value, op: ir.Operation, order: OpOrder,
                     same_memory: Callable[[ir.Operation, ir.Value], list[ir.Value]]
-                    = view_results) -> tuple[int, int]:
-    """Half-open `[op, last use + 1)`; uses through `same_memory` results (views) count, and a
+                    ) -> tuple[int, int]:
+    """Half-open `[op, last use + 1)` (a stream resource is reserved where it is allocated;
+    memrefs use `lifetimes.use_lifetime`); uses through `same_memory` results count, and a
     use inside a loop nested in `op`'s block lasts until that loop ends (the loop comes back
     to it)."""
     start = order.position[op]

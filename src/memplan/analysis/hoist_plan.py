@@ -23,7 +23,7 @@ from ..ir.ops import (
     PARALLEL_LOOP_OPS,
     STACK_ALLOCATION_OPS,
 )
-from ..ir.types import shape_of
+from ..ir.types import memory_space_name, reserved_per_launch, shape_of
 from ..ir.walk import allocation_scope, enclosing_loops, users
 from .buffer_flow import escape_from
 from .census import FunctionFacts, bound_dims, dynamic_size_operands
@@ -81,6 +81,8 @@ class HoistDecision:
         self.is_stack = op.name in STACK_ALLOCATION_OPS
         self.type = ir.MemRefType(op.results[0].type)
         self.shape = shape_of(self.type)
+        # Workgroup memory is sized at launch: like the stack frame, it needs a static size.
+        self.per_launch = not self.is_stack and reserved_per_launch(memory_space_name(self.type))
         loops = enclosing_loops(op)
         parallel = [i for i, loop in enumerate(loops) if loop.name in PARALLEL_LOOP_OPS]
         # Only the sequential loops inside the innermost parallel loop may be left.
@@ -96,7 +98,8 @@ class HoistDecision:
 
     @property
     def what(self) -> str:
-        return f"{'stack' if self.is_stack else 'heap'} allocation of {self.type}"
+        kind = "stack" if self.is_stack else "workgroup" if self.per_launch else "heap"
+        return f"{kind} allocation of {self.type}"
 
     # the decision
 
@@ -106,8 +109,11 @@ class HoistDecision:
         # A stack allocation on a CFG cycle (a `cf.br` back edge) runs once per trip too.
         self.cycle = cfg_cycle_around(op, self.scope) if self.is_stack and not self.loops \
             else None
-        outside_entry = self.outside_entry = self.is_stack and op.block != self.anchor.block
-        if not self.loops and self.cycle is None and not (self.is_stack and self.sizes) \
+        static_size = self.is_stack or self.per_launch
+        # IREE lays out workgroup-local memory only from the entry block, as LLVM keeps only
+        # entry-block allocas in the static frame.
+        outside_entry = self.outside_entry = static_size and op.block != self.anchor.block
+        if not self.loops and self.cycle is None and not (static_size and self.sizes) \
                 and not outside_entry:
             return HoistPlan(HoistKind.NOTHING)  # at the entry, and static or on the heap
         if len(op.operands) > len(self.sizes):

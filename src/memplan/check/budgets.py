@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..analysis.allocation import Allocation
+from ..ir.types import WORKGROUP_SPACES
 from ..pack import Buffer, PackResult, Problem, Solution, lower_bound, plan
 from ..targets import Target
 
 if TYPE_CHECKING:  # reads the IR's own limits through the MLIR bindings
     from ..targets.applied import FunctionTargets
 
-WORKGROUP_SPACES = frozenset({"workgroup", "#gpu.address_space<workgroup>"})
 
 
 def allocation_buffer(a: Allocation, id_: str, alignment: int = 1) -> Buffer:

@@ -4,6 +4,12 @@
   lifetimes, over the target's `workgroup.limit_per_kernel`; or workgroup memory
   on a target that has none.
 - `workgroup-unbounded` (error): a workgroup allocation with no proven size bound.
+- `workgroup-needs-reuse` (warning): a kernel that fits only when allocations never
+  live together share bytes.
+- `workgroup-local` (error): IREE's CPU workgroup-local memory
+  (`#iree_codegen.workgroup_local`) that IREE's assign-workgroup-local-memory would
+  refuse (an alloca, a dynamic shape or layout, outside the entry block), or a
+  dispatch laid out over the 65535 pages of 4 KiB the HAL can declare.
 - `stack-not-addressable` (error): a `memref.alloca` used by a device that cannot
   address the target's stack (an NPU buffer in a microcontroller's DTCM: the
   functional bug of apache/tvm#9022). Needs the IR (`CheckContext.chunks`) to see
@@ -17,11 +23,15 @@ from ..diagnostic import Diagnostic
 from ..mlir_requests import resolve_devices
 from .budgets import is_stack
 from .context import CheckContext
-from .workgroup import workgroup_diagnostics
+from .workgroup import workgroup_diagnostics, workgroup_local_diagnostics
 
 
 def check_workgroup(ctx: CheckContext) -> list[Diagnostic]:
     return workgroup_diagnostics(ctx.census, ctx.target, ctx.kernels, ctx.function_targets)
+
+
+def check_workgroup_local(ctx: CheckContext) -> list[Diagnostic]:
+    return workgroup_local_diagnostics(ctx.census)
 
 
 def check_stack_addressable(ctx: CheckContext) -> list[Diagnostic]:
@@ -44,4 +54,4 @@ def check_stack_addressable(ctx: CheckContext) -> list[Diagnostic]:
     return diags
 
 
-PLACEMENT_CHECKS = [check_workgroup, check_stack_addressable]
+PLACEMENT_CHECKS = [check_workgroup, check_workgroup_local, check_stack_addressable]

@@ -1,5 +1,13 @@
 """Stack checks: every stack allocation bounded, outside loops, and the frame within budget.
 
+A stack allocation is any `memref.alloca` (or `llvm.alloca`), whatever its memory space:
+GPU private memory (`#gpu.address_space<private>`, CUDA local memory, AMD scratch) is a
+per-thread stack, freed with its allocation scope like the CPU's, so an alloca in a loop,
+outside the entry block, unbounded or returned is the same error in every space (as
+IREE's check-ir-before-llvm-conversion and `memplan opt` treat every `memref.alloca`).
+Budgets differ by space: the frame and per-allocation limits count the default space and,
+where the target gives its stack a size, private memory.
+
 - `stack-in-loop` (error): a `memref.alloca` inside a loop. Its memory is only
   released when the function (or an enclosing `memref.alloca_scope`) returns, so the
   frame grows with every iteration; an alloca in an `alloca_scope` inside the loop is fine.
@@ -13,6 +21,9 @@
 - `stack-frame-limit` (error): the packed peak of a function's simultaneously
   live stack allocations (`memplan.pack.plan` over census lifetimes) above
   `stack.max_frame`, naming the largest contributors.
+- `stack-frame-needs-packing` (warning): the packed frame fits, but the allocations summed
+  do not: LLVM gives each `alloca` its own slot (no lifetime markers from MLIR), so the
+  frame fits only as `memplan opt --place` lays it out, one buffer at packed offsets.
 - `heap-in-loop` (warning): a heap allocation made and freed on every iteration.
 - `tensor-alloc-in-loop` (warning): a `bufferization.alloc_tensor` in a loop, which
   bufferizes to an allocation per iteration.
@@ -30,10 +41,21 @@ from ..analysis.hoist_plan import HoistKind
 from ..diagnostic import Diagnostic, Note
 from ..ir import source_loc
 from ..ir.ops import STACK_ALLOCATION_OPS
-from .budgets import is_stack
+from .budgets import in_frame, is_stack
 from .context import CheckContext
 
 TOP_CONTRIBUTORS = 3
+
+
+def _stack_type(a: Allocation) -> str:
+    """The type, with the memory space when it is not the default one."""
+    space = f" in {a.memory_space} memory" if a.memory_space is not None else ""
+    return describe_type(a) + space
+
+
+def is_stack_like(a: Allocation) -> bool:
+    """An alloca in any memory space: freed only when its allocation scope exits."""
+    return a.is_stack
 
 
 def describe_size(a: Allocation) -> str:
@@ -47,12 +69,12 @@ def describe_size(a: Allocation) -> str:
 def check_stack_in_loop(ctx: CheckContext) -> list[Diagnostic]:
     return [
         Diagnostic("error", a.location,
-                   f"stack allocation of {describe_type(a)} ({describe_size(a)}) inside a loop: "
+                   f"stack allocation of {_stack_type(a)} ({describe_size(a)}) inside a loop: "
                    "it is only freed when @{} returns, so the stack grows on every iteration"
                    .format(a.function),
                    [Note(a.loop_location, "inside this loop"), Note(a.location, _opt_says(ctx, a))],
                    code="stack-in-loop")
-        for a in ctx.census if is_stack(a) and a.scope_loop_depth > 0
+        for a in ctx.census if is_stack_like(a) and a.scope_loop_depth > 0
     ]
 
 
@@ -81,7 +103,7 @@ def check_stack_outside_entry(ctx: CheckContext) -> list[Diagnostic]:
     the entry block a dynamic stack adjustment, outside the static frame."""
     return [
         Diagnostic("error", a.location,
-                   f"stack allocation of {describe_type(a)} ({describe_size(a)}) outside the "
+                   f"stack allocation of {_stack_type(a)} ({describe_size(a)}) outside the "
                    f"entry block of @{a.function}: LLVM turns it into a dynamic stack "
                    "adjustment, outside the function's static frame",
                    [Note(a.location, "`memplan opt` moves it to the function entry"
@@ -92,7 +114,7 @@ def check_stack_outside_entry(ctx: CheckContext) -> list[Diagnostic]:
                          "static size")],
                    code="stack-not-in-entry")
         for a in ctx.census
-        if is_stack(a) and a.outside_entry_block and a.scope_loop_depth == 0
+        if is_stack_like(a) and a.outside_entry_block and a.scope_loop_depth == 0
     ]
 
 
@@ -101,13 +123,13 @@ def check_stack_returned(ctx: CheckContext) -> list[Diagnostic]:
     caller gets it."""
     diags = []
     for a in ctx.census:
-        if not is_stack(a) or a.op is None or a.op.name not in STACK_ALLOCATION_OPS:
+        if not is_stack_like(a) or a.op is None or a.op.name not in STACK_ALLOCATION_OPS:
             continue
         escape = escape_from(a.op.results[0], ())
         if escape is None or escape.kind is not EscapeKind.RETURNED:
             continue
         diags.append(Diagnostic(
-            "error", a.location, f"stack allocation of {describe_type(a)} is returned from "
+            "error", a.location, f"stack allocation of {_stack_type(a)} is returned from "
             f"@{a.function}: its memory is freed when @{a.function} returns, so the caller gets "
             "a dangling buffer", [Note(source_loc(escape.op, _path_of(ctx, a)), "returned here")],
             code="stack-returned"))
@@ -122,19 +144,21 @@ def _path_of(ctx: CheckContext, a: Allocation) -> str:
 def check_unbounded_stack(ctx: CheckContext) -> list[Diagnostic]:
     return [
         Diagnostic("error", a.location,
-                   f"stack allocation of {describe_type(a)} has no proven size bound",
+                   f"stack allocation of {_stack_type(a)} has no proven size bound",
                    [Note(a.location, a.unbounded_reason or "unknown size")],
                    code="stack-unbounded")
-        for a in ctx.census if is_stack(a) and a.bytes_or_bound is None
+        for a in ctx.census if is_stack_like(a) and a.bytes_or_bound is None
     ]
 
 
 def check_allocation_limit(ctx: CheckContext) -> list[Diagnostic]:
     diags = []
     for a in ctx.census:
-        if not is_stack(a):
+        if not (a.is_stack and in_frame(a)):
             continue
         stack = ctx.target_for(a).target.stack
+        if stack is None and not is_stack(a):
+            continue  # private memory on a target without a modelled stack: no budget
         if stack is None:
             diags.append(Diagnostic(
                 "error", a.location, f"stack allocation of {describe_type(a)} on target "
@@ -178,6 +202,24 @@ def check_frame_limit(ctx: CheckContext) -> list[Diagnostic]:
     return diags
 
 
+def check_frame_packing(ctx: CheckContext) -> list[Diagnostic]:
+    diags = []
+    for frame in ctx.frames:
+        if not frame.fits or frame.limit is None or frame.sum_bytes <= frame.limit:
+            continue
+        whose = frame.limit_source or f"target '{ctx.target.name}'"
+        first = min(frame.allocations, key=lambda a: a.lifetime)
+        diags.append(Diagnostic(
+            "warning", first.location,
+            f"stack frame of @{frame.function} fits in {frame.peak} bytes only when "
+            f"allocations that are never live together share bytes: summed they need "
+            f"{frame.sum_bytes}, over the {frame.limit}-byte frame limit of {whose}",
+            [Note(first.location, "`memplan opt --place` lays the frame out as one buffer at "
+                  "these offsets; separate allocas each get their own slot (IREE's check "
+                  "counts the sum)")], code="stack-frame-needs-packing"))
+    return diags
+
+
 def check_heap_in_loop(ctx: CheckContext) -> list[Diagnostic]:
     diags = []
     for a in ctx.census:
@@ -206,6 +248,6 @@ def check_tensor_allocation_in_loop(ctx: CheckContext) -> list[Diagnostic]:
 
 STACK_CHECKS = [
     check_stack_in_loop, check_stack_outside_entry, check_stack_returned, check_unbounded_stack,
-    check_allocation_limit, check_frame_limit,
+    check_allocation_limit, check_frame_limit, check_frame_packing,
     check_heap_in_loop, check_tensor_allocation_in_loop,
 ]

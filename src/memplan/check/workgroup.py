@@ -7,26 +7,37 @@ attributions); a kernel is any function holding one (a `gpu.func`, or a
 not this check's business.
 
 Decides: the kernel's need is the peak of its simultaneously live workgroup
-allocations, packed at offsets with lifetimes by the planner (so two tiles
-that are never live together may share bytes), against `limit_per_kernel`.
+allocations, packed at offsets with lifetimes (first to last use, through views)
+by the planner (so two tiles that are never live together may share bytes), against
+`limit_per_kernel`. The bytes are shared only when something packs them: IREE's
+`gpu-reuse-shared-memory-allocs` does, behind `--iree-llvmgpu-enable-shared-memory-reuse`
+(off by default); its own check otherwise counts every allocation.
 
 Refuses: a kernel whose packed peak is over the limit (one error naming the
 total and the limit, with a note per contributing allocation, largest first);
 a workgroup allocation of dynamic size without a proven bound; any workgroup
-allocation on a target that has no workgroup memory.
+allocation on a target that has no workgroup memory. Warns (`workgroup-needs-reuse`)
+when the kernel fits only packed: its allocations summed are over the limit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+
+from iree.compiler import ir
 
 from ..analysis.census import Allocation
 from ..diagnostic import Diagnostic, Note
+from ..ir.types import WORKGROUP_LOCAL_SPACE
 from ..targets import Target
 from ..targets.applied import FunctionTargets
 from .budgets import Budget, is_workgroup, kernel_budgets
 
 
+# IREE's CPU workgroup-local memory (`memref.alloc() : memref<..., #iree_codegen.workgroup_local>`):
+# one buffer per dispatch that the HAL hands each workgroup, laid out by IREE's
+# `iree-llvmcpu-assign-workgroup-local-memory`.
 def workgroup_diagnostics(census: Sequence[Allocation], target: Target,
                           kernels: Sequence[Budget] | None = None,
                           targets: FunctionTargets | None = None) -> list[Diagnostic]:
@@ -44,7 +55,22 @@ def workgroup_diagnostics(census: Sequence[Allocation], target: Target,
     if kernels is None:
         kernels = kernel_budgets(census, target, targets)
     diags += [_over_limit(k, target) for k in kernels if not k.fits]
+    diags += [_needs_reuse(k, target) for k in kernels
+              if k.fits and k.limit is not None and k.sum_bytes > k.limit]
     return diags
+
+
+def _needs_reuse(kernel: Budget, target: Target) -> Diagnostic:
+    first = min(kernel.allocations, key=lambda a: a.lifetime)
+    return Diagnostic(
+        "warning", first.location,
+        f"kernel @{kernel.function} fits in {kernel.peak} bytes of workgroup memory only when "
+        f"allocations that are never live together share bytes: summed they need "
+        f"{kernel.sum_bytes}, over the {kernel.limit}-byte limit of "
+        f"{kernel.limit_source or f'target {target.name!r}'}",
+        [Note(first.location, "IREE shares them with --iree-llvmgpu-enable-shared-memory-reuse "
+              "(gpu-reuse-shared-memory-allocs); without it its resource check counts the sum")],
+        code="workgroup-needs-reuse")
 
 
 def _unbounded(a: Allocation) -> Diagnostic:
@@ -73,3 +99,118 @@ def _over_limit(kernel: Budget, target: Target) -> Diagnostic:
 def _type(a: Allocation) -> str:
     dims = "".join(f"{'?' if d is None else d}x" for d in a.shape)
     return f"memref<{dims}{a.element_type}>"
+
+
+# --- CPU workgroup-local memory ------------------------------------------------------------
+
+# The HAL declares a dispatch's workgroup-local memory as a uint16 count of 4096-byte pages
+# (runtime/src/iree/hal/local/executable_library.h, `local_memory_pages`).
+HAL_LOCAL_PAGE = 4096
+HAL_LOCAL_LIMIT = 0xFFFF * HAL_LOCAL_PAGE
+# IREE aligns every workgroup-local buffer to at least 16 bytes
+# (LLVMCPUAssignWorkgroupLocalMemory.cpp, kMinWorkgroupLocalAlignment).
+LOCAL_MIN_ALIGNMENT = 16
+
+
+@dataclass(frozen=True)
+class LocalLayout:
+    """One dispatch's workgroup-local buffer as IREE lays it out: every allocation in op
+    order at the next offset aligned for it, none sharing bytes (IREE does not reuse them)."""
+
+    chunk: int
+    function: str
+    placed: tuple[tuple[Allocation, int, int], ...]  # (allocation, offset, bytes)
+
+    @property
+    def size(self) -> int:
+        return max((offset + size for _, offset, size in self.placed), default=0)
+
+    @property
+    def pages(self) -> int:
+        return -(-self.size // HAL_LOCAL_PAGE)
+
+
+def is_workgroup_local(a: Allocation) -> bool:
+    return a.memory_space == WORKGROUP_LOCAL_SPACE
+
+
+def workgroup_local_layouts(census: Sequence[Allocation]) -> list[LocalLayout]:
+    """Each dispatch's layout, over the allocations IREE can place (static `memref.alloc`s)."""
+    groups: dict[tuple[int, str], list[tuple[Allocation, int, int]]] = {}
+    ends: dict[tuple[int, str], int] = {}
+    for a in census:
+        if not is_workgroup_local(a) or a.op_name != "memref.alloc":
+            continue
+        size = _footprint_bytes(a)
+        if size is None:
+            continue
+        key = (a.chunk, a.function)
+        align = max(LOCAL_MIN_ALIGNMENT, a.alignment or 1, _element_alignment(a))
+        offset = -(-ends.get(key, 0) // align) * align
+        groups.setdefault(key, []).append((a, offset, size))
+        ends[key] = offset + size
+    return [LocalLayout(chunk, function, tuple(placed))
+            for (chunk, function), placed in groups.items()]
+
+
+def _element_alignment(a: Allocation) -> int:
+    """The element's ABI alignment as LLVM's data layout gives it: its size rounded up to a
+    power of two (a vector element's too)."""
+    size = max(a.element_bytes, 1)
+    return 1 << (size - 1).bit_length()
+
+
+def _footprint_bytes(a: Allocation) -> int | None:
+    """Bytes from the buffer's start to one past its last element: its size for the
+    identity layout; for a strided one, the furthest element its strides reach (None when a
+    stride or the offset is dynamic, or the shape is)."""
+    if a.exact_bytes is None or a.op is None:
+        return None
+    type_ = ir.MemRefType(a.op.results[0].type)
+    strides, offset = type_.get_strides_and_offset()
+    dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+    if offset == dynamic or dynamic in strides:
+        return None
+    if 0 in type_.shape:
+        return 0
+    last = offset + sum((d - 1) * s for d, s in zip(type_.shape, strides, strict=True))
+    return (last + 1) * a.element_bytes
+
+
+def workgroup_local_diagnostics(census: Sequence[Allocation]) -> list[Diagnostic]:
+    """What IREE's assign-workgroup-local-memory refuses, said before it is run, and a
+    dispatch whose layout is over what the HAL can declare."""
+    diags = []
+    for a in census:
+        if not is_workgroup_local(a):
+            continue
+        where = f"workgroup-local allocation {_type(a)} in @{a.function}"
+        if a.op_name != "memref.alloc":
+            diags.append(Diagnostic(
+                "error", a.location, f"{where} is a {a.op_name}: IREE places workgroup-local "
+                "memory only for memref.alloc results", code="workgroup-local"))
+        elif a.exact_bytes is None:
+            note = f"`memplan opt` pads it to its bound ({a.bound_bytes} bytes)" \
+                if a.bound_bytes is not None else (a.unbounded_reason or "unknown size")
+            diags.append(Diagnostic(
+                "error", a.location, f"{where} has a dynamic shape: IREE lays out "
+                "workgroup-local memory per dispatch before launch and needs a static one",
+                [Note(a.location, note)], code="workgroup-local"))
+        elif _footprint_bytes(a) is None:
+            diags.append(Diagnostic(
+                "error", a.location, f"{where} has a dynamic layout: IREE needs static "
+                "strides and offset to size it", code="workgroup-local"))
+        elif a.outside_entry_block or a.loop_depth:
+            diags.append(Diagnostic(
+                "error", a.location, f"{where} is not in the entry block of @{a.function}: "
+                "IREE lays out only those (`memplan opt` hoists it there)",
+                code="workgroup-local"))
+    for layout in workgroup_local_layouts(census):
+        if layout.size > HAL_LOCAL_LIMIT:
+            first = layout.placed[0][0]
+            diags.append(Diagnostic(
+                "error", first.location, f"dispatch @{layout.function} needs {layout.size} "
+                f"bytes of workgroup-local memory ({layout.pages} pages of {HAL_LOCAL_PAGE}), "
+                f"over the {HAL_LOCAL_LIMIT} bytes (65535 pages) the HAL can declare",
+                code="workgroup-local"))
+    return diags

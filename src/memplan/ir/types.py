@@ -76,7 +76,9 @@ def is_ranked_tensor(value: ir.Value) -> bool:
 
 
 def memory_space_name(type_: ir.Type) -> str | None:
-    """`#gpu.address_space<workgroup>` → "workgroup"; other spaces as printed; None = default."""
+    """`#gpu.address_space<workgroup>` → "workgroup"; an integer space as the LLVM address
+    space the GPU targets give it (`memref<4xf32, 3>` → "workgroup", 5 → "private", as
+    IREE's own GPU tests write shared memory); other spaces as printed; None = default."""
     if not isinstance(type_, ir.MemRefType):
         return None
     space = ir.MemRefType(type_).memory_space
@@ -84,10 +86,28 @@ def memory_space_name(type_: ir.Type) -> str | None:
         return None
     text = str(space)
     match = re.fullmatch(r"#gpu\.address_space<(\w+)>", text)
-    return match.group(1) if match else text
+    if match:
+        return match.group(1)
+    number = re.fullmatch(r"(\d+)(?: : i\d+)?", text)
+    if number:
+        return _LLVM_ADDRESS_SPACES.get(number.group(1), text)
+    return text
 
 
 def has_identity_layout(type_: ir.Type) -> bool:
     memref_type = ir.MemRefType(type_)
     identity = ir.AffineMap.get_identity(memref_type.rank, context=memref_type.context)
     return memref_type.affine_map == identity
+
+
+# Memory a kernel's launch reserves: GPU workgroup (shared) memory and IREE's CPU
+# workgroup-local memory. Its size is fixed by then, so a dynamic size needs a bound.
+WORKGROUP_SPACES = frozenset({"workgroup", "#gpu.address_space<workgroup>"})
+WORKGROUP_LOCAL_SPACE = "#iree_codegen.workgroup_local"
+
+
+def reserved_per_launch(space: str | None) -> bool:
+    """Memory whose size is fixed when the kernel is launched (GPU shared memory, CPU
+    workgroup-local memory): a dynamic size must be padded to a bound before then."""
+    return space in WORKGROUP_SPACES or space == WORKGROUP_LOCAL_SPACE
+

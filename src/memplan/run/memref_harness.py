@@ -28,6 +28,10 @@ the heap allocator itself.
 
 Accepted signatures: memref arguments of static shape and identity layout; integer/index
 arguments, passed as constants the caller chooses (the same for both programs); no results.
+A function taking only tensors of static shape (the form of a tensor-level rewrite such as
+constant-destinations) needs no wrapping: it is compiled as it is, through IREE's own ABI
+(the file's other public functions made private), called on the same random tensors, and
+its results compared.
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ class Argument:
     shape: tuple[int, ...] = ()
     dtype: type | None = None
     tensor_type: str = ""  # the tensor the host passes for a memref argument
+    is_tensor: bool = False  # a tensor argument: the function is called through IREE's ABI
 
 
 @dataclass(frozen=True)
@@ -97,8 +102,15 @@ def signature(module: ir.Module, function: str) -> list[Argument]:
             args.append(Argument(str(type_), True, static_shape, dtype, tensor))
         elif int_width(type_) is not None:
             args.append(Argument(str(type_), False))
+        elif isinstance(type_, ir.RankedTensorType) and None not in shape_of(type_) and \
+                numpy_dtype(type_.element_type) is not None:
+            args.append(Argument(str(type_), False, tuple(type_.shape),
+                                 numpy_dtype(type_.element_type), is_tensor=True))
         else:
             raise InputError("<program>", f"@{function}: argument type {type_} is not supported")
+    if any(a.is_tensor for a in args) and not all(a.is_tensor for a in args):
+        raise InputError("<program>", f"@{function}: tensor arguments beside others are not "
+                         "supported (a tensor function takes only static tensors)")
     return args
 
 
@@ -120,6 +132,8 @@ def wrap_for_iree(program: str, calls: Sequence[Call]) -> str:
         func.attributes["sym_visibility"] = ir.StringAttr.get("private", module.context)
         heap_to_stack(func)
     body = "\n".join(op.operation.get_asm() for op in module.body.operations)
+    # Inline weights (`dense_resource`) print their blobs after the module, not with the op.
+    _, section, resources = program.partition("\n{-#")
     exports, entries, hosts = [], [], []
     for k, (call, args) in enumerate(zip(calls, signatures, strict=True)):
         export, entry, host = _wrap_call(k, call, args)
@@ -136,7 +150,7 @@ stream.executable private @memplan_ex {{
   }}
 }}
 {nl.join(hosts)}
-"""
+""" + section + resources
 
 
 def _wrap_call(k: int, call: Call, args: Sequence[Argument]) -> tuple[str, str, str]:
@@ -195,7 +209,7 @@ def random_inputs(args: Sequence[Argument], seed: int) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     arrays = []
     for a in args:
-        if not a.is_memref:
+        if not (a.is_memref or a.is_tensor):
             continue
         arrays.append(random_array(rng, a.shape, a.dtype))
     return arrays
@@ -203,10 +217,37 @@ def random_inputs(args: Sequence[Argument], seed: int) -> list[np.ndarray]:
 
 def run_memref_functions(program: str, calls: Sequence[Call],
                          inputs: Sequence[Sequence[np.ndarray]]) -> list[list[np.ndarray]]:
-    """Compile once, run each call on (a copy of) its inputs: the memref arguments after."""
-    wrapped = wrap_for_iree(program, calls)
-    loaded = LoadedProgram(compile_to_vmfb(wrapped, "<memplan harness>", COMPILE_FLAGS))
-    return [loaded.call(f"main_{k}", [np.copy(x) for x in xs]) for k, xs in enumerate(inputs)]
+    """Compile once per kind, run each call on (a copy of) its inputs: the memref arguments
+    after, or a tensor function's results."""
+    module = parse_mlir(program)
+    tensor = [any(a.is_tensor for a in signature(module, c.function)) for c in calls]
+    outputs: list[list[np.ndarray]] = [[] for _ in calls]
+    wrapped_calls = [c for c, t in zip(calls, tensor, strict=True) if not t]
+    if wrapped_calls:
+        wrapped = wrap_for_iree(program, wrapped_calls)
+        loaded = LoadedProgram(compile_to_vmfb(wrapped, "<memplan harness>", COMPILE_FLAGS))
+        k = 0
+        for i, t in enumerate(tensor):
+            if not t:
+                outputs[i] = loaded.call(f"main_{k}", [np.copy(x) for x in inputs[i]])
+                k += 1
+    if any(tensor):
+        names = {c.function for c, t in zip(calls, tensor, strict=True) if t}
+        direct = LoadedProgram(compile_to_vmfb(_only_public(program, names),
+                                               "<memplan harness>"))
+        for i, t in enumerate(tensor):
+            if t:
+                outputs[i] = direct.call(calls[i].function, [np.copy(x) for x in inputs[i]])
+    return outputs
+
+
+def _only_public(program: str, names: set[str]) -> str:
+    """The program with every function but `names` private: IREE exports only those."""
+    module = parse_mlir(program)
+    for func in functions(module):
+        if symbol_name(func) not in names:
+            func.attributes["sym_visibility"] = ir.StringAttr.get("private", module.context)
+    return str(module)
 
 
 def check_equivalent(before_text: str, after_text: str, functions_: str | Sequence[str | Call],
@@ -271,7 +312,7 @@ def runnable_calls(chunks: Sequence[MlirChunk], values: Mapping[str, int]
             arg_names = source_argument_names(func, chunk.lines)
             scalars, missing = [], []
             for i, (a, arg_name) in enumerate(zip(args, arg_names, strict=True)):
-                if a.is_memref:
+                if a.is_memref or a.is_tensor:
                     continue
                 keys = [f"@{name}:{arg_name}", f"@{name}:{i}", str(arg_name), str(i)]
                 value = next((values[k] for k in keys if k in values), None)

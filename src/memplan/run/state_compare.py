@@ -31,8 +31,9 @@ from .inputs import numpy_dtype, random_array
 from .iree_exec import LoadedProgram, compile_to_vmfb
 
 GETTER_PREFIX = "__memplan_get_"
-# The constant-destination rewrite reads the init only at the first reduction step;
-# IREE's (heuristic) warning about reading a tensor.empty would only be noise here.
+# IREE's heuristic warning about reading a tensor.empty would land in the console of a
+# compile whose only product is the comparison (the user's own program may trip it);
+# memplan's rewrites read none (tests/test_constant_dest.py compiles one with it on).
 QUIET_FLAGS = ("--iree-global-opt-enable-warn-on-uninitialized-values=false",)
 
 
@@ -82,10 +83,15 @@ def with_getters(module: ir.Module) -> str:
             continue
         getters.append(f"  func.func @{GETTER_PREFIX}{name}() -> {typ} {{\n"
                        f"    %v = {load} @{name} : {typ}\n    return %v : {typ}\n  }}\n")
-    text = str(module).rstrip()
+    # Inline weights (iree-turbine without externalized parameters) print as a
+    # `{-# dialect_resources ... #-}` section after the module: the getters go before the
+    # module's closing brace, not the section's. A newline cannot occur inside an attribute's
+    # printed text (strings escape it), so the section starts at the first "\n{-#".
+    text, section, resources = str(module).partition("\n{-#")
+    text = text.rstrip()
     if not text.endswith("}"):
         raise InputError("<module>", "cannot add global getters: unexpected module text")
-    return text[:-1] + "".join(getters) + "}\n"
+    return text[:-1] + "".join(getters) + "}\n" + section + resources
 
 
 @dataclass(frozen=True)

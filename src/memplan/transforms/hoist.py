@@ -3,8 +3,11 @@
 Matches every `memref.alloca` and `memref.alloc` inside a sequential loop
 (`scf.for`, `affine.for`, `scf.while`), every `memref.alloca` on a loop of
 blocks (a `cf.br` back edge: `ir/cfg.py`) or outside the entry block (LLVM
-makes those dynamic stack adjustments; IREE refuses them), and every dynamic
-`memref.alloca`.
+makes those dynamic stack adjustments; IREE refuses them), every dynamic
+`memref.alloca`, and every dynamic `memref.alloc` in memory reserved when a
+kernel is launched (GPU workgroup memory, IREE's CPU workgroup-local memory):
+its size must be static by then, so it is padded to its bound as IREE's
+`pad-dynamic-alloc` does (rule 3), or refused when it has none.
 
 Rewrites, in this order of preference:
 1. Static shape: the allocation moves to the function entry.

@@ -22,16 +22,18 @@ module {
   func.func @nonsplat_outs(%arg0: tensor<4x8xf32>) -> tensor<4xf32> {
     %cst = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>
     %0 = tensor.empty() : tensor<4xf32>
-    %1 = linalg.generic {indexing_maps = [#map, #map1, #map1], iterator_types = ["parallel", "reduction"]} ins(%arg0, %cst : tensor<4x8xf32>, tensor<4xf32>) outs(%0 : tensor<4xf32>) {
-    ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %1 = linalg.fill ins(%cst_0 : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+    %2 = linalg.generic {indexing_maps = [#map, #map1, #map1], iterator_types = ["parallel", "reduction"]} ins(%arg0, %cst : tensor<4x8xf32>, tensor<4xf32>) outs(%1 : tensor<4xf32>) {
+    ^bb0(%in: f32, %in_1: f32, %out: f32):
       %c0 = arith.constant 0 : index
-      %2 = linalg.index 1 : index
-      %3 = arith.cmpi eq, %2, %c0 : index
-      %4 = arith.select %3, %in_0, %out : f32
-      %5 = arith.addf %in, %4 : f32
-      linalg.yield %5 : f32
+      %3 = linalg.index 1 : index
+      %4 = arith.cmpi eq, %3, %c0 : index
+      %5 = arith.select %4, %in_1, %out : f32
+      %6 = arith.addf %in, %5 : f32
+      linalg.yield %6 : f32
     } -> tensor<4xf32>
-    return %1 : tensor<4xf32>
+    return %2 : tensor<4xf32>
   }
   func.func @nonsplat_outs_big(%arg0: tensor<1024x64xf32>) -> tensor<1024xf32> {
     %0 = util.unfoldable_constant 2.000000e+00 : f32
