@@ -9,9 +9,9 @@ import re
 
 from conftest import DATA
 from iree_opt import error_lines, iree_opt
-from memplan.check.workgroup import HAL_LOCAL_LIMIT, workgroup_local_layouts
 
 from memplan.analysis.census import take_census
+from memplan.check.workgroup import HAL_LOCAL_LIMIT, workgroup_local_layouts
 from memplan.cli import main
 from memplan.ir import load_mlir
 from memplan.ir.load import split_chunks
