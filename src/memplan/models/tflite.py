@@ -31,13 +31,21 @@ so the plan can reserve it; an optimized kernel (CMSIS-NN, Xtensa) asks for more
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError
 from .arena import ArenaTensor
+from .tflm_scratch import (
+    TYPE_BYTES,
+    KernelSet,
+    OpView,
+    ScratchModelError,
+    TensorInfo,
+    scratch_requests,
+)
 
 try:  # TFLM's own schema module (object API), shipped by the tflite-micro package
     from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
@@ -85,6 +93,11 @@ class TfliteOp:
     scope: int
     inputs: tuple[int, ...]  # tensor keys (omitted optional inputs left out)
     outputs: tuple[int, ...]
+    # Input slots as the kernel numbers them (-1: an omitted optional input), and the
+    # operator's options: what the scratch sizes of its kernel depend on.
+    slots: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    options: object = field(default=None, compare=False, repr=False)
+    custom: bytes | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -177,7 +190,8 @@ def parse_tflite(data: bytes, path: str) -> TfliteModel:
     inputs = tuple(int(i) for i in (main.inputs if main.inputs is not None else ()))
     outputs = tuple(int(i) for i in (main.outputs if main.outputs is not None else ()))
     shares = _in_place_reshapes(model, tensors, ops, first_key)
-    scratch = tuple((op, n) for op in ops for n in _scratch_requests(op, tensors) if n > 0)
+    scratch = tuple((op, n) for op in ops for n in _scratch_requests(op, tensors, path)
+                    if n > 0)
     return TfliteModel(path, len(model.subgraphs), tuple(tensors), ops, inputs, outputs,
                        shares, _offline_plan(model, count, path), scratch)
 
@@ -286,8 +300,12 @@ class _Scopes:
             ins = [self._key(s, int(i)) for i in _ints(op.inputs) if i >= 0]
             for key in outs:
                 self._created(key)
+            slots = tuple(self._key(s, int(i)) if i >= 0 else -1 for i in _ints(op.inputs))
+            custom = bytes(np.asarray(op.customOptions, dtype=np.uint8)) \
+                if op.customOptions is not None else None
             self.ops.append(TfliteOp(s, n, self.codes[op.opcodeIndex], self.count,
-                                     tuple(ins), tuple(outs)))
+                                     tuple(ins), tuple(outs), slots, op.builtinOptions,
+                                     custom))
             for callee in _called_subgraphs(op, self.codes[op.opcodeIndex]):
                 self.count += 1
                 self.mark(callee)
@@ -331,37 +349,19 @@ def _in_place_reshapes(model, tensors: list[TfliteTensor], ops: tuple[TfliteOp, 
     return shares
 
 
-def _scratch_requests(op: TfliteOp, tensors: list[TfliteTensor]) -> list[int]:
-    """Bytes of each scratch buffer TFLM's reference kernel for `op` requests, in order."""
-    def t(i: int) -> TfliteTensor | None:
-        return tensors[op.inputs[i]] if i < len(op.inputs) else None
+def _scratch_requests(op: TfliteOp, tensors: list[TfliteTensor], path: str,
+                      kernels: KernelSet = KernelSet.REFERENCE) -> list[int]:
+    """Bytes of each scratch buffer TFLM's kernel for `op` requests, in order."""
+    def info(key: int) -> TensorInfo | None:
+        return None if key < 0 else TensorInfo(tensors[key].dtype, tensors[key].shape)
 
-    def elements(x: TfliteTensor | None) -> int:
-        return 0 if x is None else int(np.prod(x.shape, dtype=np.int64))
-
-    out = tensors[op.outputs[0]] if op.outputs else None
-    name = op.name
-    if name == "TRANSPOSE_CONV":  # inputs: output shape, filter, input, bias
-        data, bias = t(2), t(3)
-        wide = {"INT8": 4, "INT16": 8}.get(data.dtype if data else "", 0)
-        converted = 8 * elements(bias) if data and data.dtype == "INT16" and bias \
-            and bias.dtype == "INT16" else 0
-        return [converted, wide * elements(out)]
-    if name in ("MEAN", "SUM"):
-        data, axis = t(0), t(1)
-        accumulator = 4 * elements(out) if data and data.dtype in ("INT8", "INT16") else 0
-        return [accumulator, 4 * len(data.shape) if data else 0, 4 * elements(axis)]
-    if name in ("REDUCE_MAX", "REDUCE_MIN"):
-        data, axis = t(0), t(1)
-        return [4 * len(data.shape) if data else 0, 4 * elements(axis)]
-    if name == "ADD_N" and out is not None and out.dtype in ("FLOAT32", "INT8"):
-        return [8 * len(op.inputs)]  # one pointer per input (8 bytes on a 64-bit host)
-    if name == "MIRROR_PAD" and t(0) is not None:
-        return [4 * len(t(0).shape)] * 2
-    if name in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
-        weights = t(1)
-        return [elements(weights)] if weights is not None and weights.dtype == "INT4" else []
-    return []
+    view = OpView(op.name, tuple(info(k) for k in op.slots), tuple(info(k) for k in op.outputs),
+                  op.options, op.custom)
+    try:
+        return scratch_requests(view, kernels)
+    except ScratchModelError as err:
+        raise InputError(path, str(err), f"subgraph {op.subgraph} operator {op.index}") \
+            from None
 
 
 def _offline_plan(model, count: int, path: str) -> tuple[int, ...] | None:
@@ -380,11 +380,7 @@ def _offline_plan(model, count: int, path: str) -> tuple[int, ...] | None:
     return None
 
 
-_TYPE_BYTES = {
-    "FLOAT16": 2, "BFLOAT16": 2, "FLOAT32": 4, "FLOAT64": 8, "INT16": 2, "INT32": 4,
-    "UINT32": 4, "UINT8": 1, "UINT16": 2, "INT8": 1, "INT64": 8, "UINT64": 8, "BOOL": 1,
-    "RESOURCE": 4, "COMPLEX64": 8, "COMPLEX128": 16, "INT4": 1,
-}  # TfLiteTypeSizeOf in TFLM's memory_helpers.cc (INT4 unpacked: one byte each)
+_TYPE_BYTES = TYPE_BYTES
 
 
 def _type_name(code: int) -> str:
