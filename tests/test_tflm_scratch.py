@@ -92,3 +92,32 @@ def test_int4_weights_are_unpacked_in_scratch():
         int4 = OpView(name, (x, TensorInfo("INT4", (16, 8))), ())
         int8 = OpView(name, (x, TensorInfo("INT8", (16, 8))), ())
         assert scratch_requests(int4) == [128] and scratch_requests(int8) == []
+
+
+def test_a_resource_handle_is_not_in_the_head():
+    """VAR_HANDLE points its output at its own persistent data in Prepare, so TFLM never
+    plans the 4-byte handle: counting it (16 B aligned) would put the head above TFLM's."""
+    from memplan.run import tflm
+
+    data = tflite_ops.resource_variable()
+    model = tfl.parse_tflite(data, "model.tflite")
+    handle = next(t for t in model.tensors if t.dtype == "RESOURCE")
+    assert handle.role is tfl.Role.KERNEL_OWNED
+    greedy = tflm_greedy(model.arena_tensors(in_place=False), tfl.ALIGNMENT)
+    assert greedy.peak == tflm.arena_use(data, 1 << 16, tflm.random_inputs(data)).head
+
+
+def test_baseline_is_tflms_planner_not_the_plan_the_input_carries(tmp_path):
+    """An input whose offline plan is broken (every tensor at offset 0) is measured against
+    TFLM planning the model on its own: the sound new plan is identical to that and no
+    larger, not "not identical" to the broken one."""
+    data = tflite_ops.two_adds()
+    model = tfl.parse_tflite(data, "model.tflite")
+    broken = tfl.with_offline_plan(data, [0 if t.role is tfl.Role.PLANNED else tfl.ONLINE
+                                          for t in model.tensors], "model.tflite")
+    assert tfl.without_offline_plan(broken, "x").find(tfl.METADATA_NAME.encode()) < 0
+    source = tmp_path / "broken.tflite"
+    source.write_bytes(broken)
+    plan = plan_tflite(str(source), output=str(tmp_path / "planned.tflite"), time_limit=2)
+    check = check_tflite_run(plan)
+    assert check.identical and check.no_larger

@@ -15,7 +15,8 @@ from flatbuffers import flexbuffers
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
 _TYPES = {"float32": schema.TensorType.FLOAT32, "int8": schema.TensorType.INT8,
-          "int16": schema.TensorType.INT16, "int32": schema.TensorType.INT32}
+          "int16": schema.TensorType.INT16, "int32": schema.TensorType.INT32,
+          "resource": schema.TensorType.RESOURCE}
 
 
 @dataclass
@@ -221,4 +222,38 @@ def transpose_conv(*, size: int = 4, channels: int = 4) -> bytes:
     g.op("TRANSPOSE_CONV", [shape, w, x], [y], options=options,
          options_type=schema.BuiltinOptions.TransposeConvOptions)
     g.inputs, g.outputs = [x], [y]
+    return g.finish()
+
+
+def resource_variable() -> bytes:
+    """A resource variable whose handle (VAR_HANDLE's 4-byte output) is live at the peak."""
+    g = Graph()
+    x = g.tensor("x", [4, 16])
+    handle = g.tensor("handle", [], "resource")
+    w, y, z = (g.tensor(n, [4, 16]) for n in "wyz")
+    var = schema.VarHandleOptionsT()
+    var.sharedName = "v"
+    g.op("VAR_HANDLE", [], [handle], options=var,
+         options_type=schema.BuiltinOptions.VarHandleOptions)
+    g.op("ASSIGN_VARIABLE", [handle, x], [], options=schema.AssignVariableOptionsT(),
+         options_type=schema.BuiltinOptions.AssignVariableOptions)
+    g.op("ADD", [x, x], [w], options=schema.AddOptionsT(),
+         options_type=schema.BuiltinOptions.AddOptions)
+    g.op("READ_VARIABLE", [handle], [y], options=schema.ReadVariableOptionsT(),
+         options_type=schema.BuiltinOptions.ReadVariableOptions)
+    g.op("ADD", [w, y], [z], options=schema.AddOptionsT(),
+         options_type=schema.BuiltinOptions.AddOptions)
+    g.inputs, g.outputs = [x], [z]
+    return g.finish()
+
+
+def two_adds() -> bytes:
+    """w = x + x; z = w + x: x must survive the first add, so a plan that puts w on x's
+    bytes changes z."""
+    g = Graph()
+    x, w, z = (g.tensor(n, [4, 16]) for n in "xwz")
+    for ins, out in (([x, x], w), ([w, x], z)):
+        g.op("ADD", ins, [out], options=schema.AddOptionsT(),
+             options_type=schema.BuiltinOptions.AddOptions)
+    g.inputs, g.outputs = [x], [z]
     return g.finish()

@@ -56,6 +56,8 @@ ALIGNMENT = 16  # MicroArenaBufferAlignment()
 METADATA_NAME = "OfflineMemoryAllocation"
 ONLINE = -1  # kOnlinePlannedBuffer: TFLM plans the tensor itself
 FILE_IDENTIFIER = b"TFL3"
+# Operators whose kernel sets its outputs' data pointers in Prepare (var_handle.cc).
+KERNEL_OWNED_OUTPUTS = frozenset({"VAR_HANDLE"})
 
 
 class Role(enum.Enum):
@@ -64,6 +66,9 @@ class Role(enum.Enum):
     VARIABLE = "variable"  # persistent, in the arena's tail
     EMPTY = "empty"  # zero bytes
     UNUSED = "unused"  # never created by any operator TFLM runs: TFLM plans it, if at all
+    # Its kernel points it at data of its own in Prepare, before TFLM plans the head, so
+    # TFLM never plans it (VAR_HANDLE's output: the resource id in its persistent data).
+    KERNEL_OWNED = "kernel-owned"
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,8 @@ def parse_tflite(data: bytes, path: str) -> TfliteModel:
     scopes = _Scopes(model, codes, path)
     scopes.mark(0)
 
+    kernel_owned = {key for op in scopes.ops if op.name in KERNEL_OWNED_OUTPUTS
+                    for key in op.outputs}
     tensors: list[TfliteTensor] = []
     for s, sg in enumerate(model.subgraphs):
         for i, t in enumerate(sg.tensors or []):
@@ -168,6 +175,8 @@ def parse_tflite(data: bytes, path: str) -> TfliteModel:
             has_data = 0 < t.buffer < len(buffers) and _buffer_len(buffers[t.buffer]) > 0
             if t.isVariable:
                 role = Role.VARIABLE
+            elif key in kernel_owned:
+                role = Role.KERNEL_OWNED
             elif has_data:
                 role = Role.CONSTANT
             elif nbytes == 0:
@@ -217,9 +226,29 @@ def with_offline_plan(data: bytes, offsets: list[int], path: str) -> bytes:
         meta.name = METADATA_NAME
         meta.buffer = len(model.buffers) - 1
         model.metadata = [*(model.metadata or []), meta]
+    return _pack(model, len(data) + 4 * len(words))
+
+
+def without_offline_plan(data: bytes, path: str) -> bytes:
+    """The model as TFLM plans it on its own: any `OfflineMemoryAllocation` removed (its
+    buffer emptied). The baseline a new plan is measured against is TFLM's planner, not
+    whatever plan the input carried (which may be broken)."""
+    model = _unpack(data, path)
+    existing = [m for m in model.metadata or [] if _text(m.name) == METADATA_NAME]
+    if not existing:
+        return data
+    model.buffers = [_AlignedBuffer.of(b) for b in model.buffers or []]
+    for m in existing:
+        if 0 <= m.buffer < len(model.buffers):
+            model.buffers[m.buffer].data = None
+    model.metadata = [m for m in model.metadata if _text(m.name) != METADATA_NAME]
+    return _pack(model, len(data))
+
+
+def _pack(model, size_hint: int) -> bytes:
     import flatbuffers
 
-    builder = flatbuffers.Builder(len(data) + 4 * len(words) + 1024)
+    builder = flatbuffers.Builder(size_hint + 1024)
     builder.Finish(model.Pack(builder), file_identifier=FILE_IDENTIFIER)
     return bytes(builder.Output())
 
