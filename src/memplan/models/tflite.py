@@ -83,6 +83,7 @@ class TfliteTensor:
     role: Role
     first: int | None  # first allocation scope it is live in (inclusive)
     last: int | None  # last allocation scope (inclusive)
+    scales: int = 0  # quantization scales (more than one: per-channel), for CMSIS-NN's FC
 
     @property
     def size(self) -> int:
@@ -192,7 +193,7 @@ def parse_tflite(data: bytes, path: str) -> TfliteModel:
             tensors.append(TfliteTensor(
                 key, s, i, _text(t.name) or f"t{key}", _type_name(t.type),
                 tuple(int(d) for d in (t.shape if t.shape is not None else ())),
-                nbytes, role, first, last))
+                nbytes, role, first, last, _scale_count(t)))
 
     ops = tuple(scopes.ops)
     main = model.subgraphs[0]
@@ -382,7 +383,10 @@ def _scratch_requests(op: TfliteOp, tensors: list[TfliteTensor], path: str,
                       kernels: KernelSet = KernelSet.REFERENCE) -> list[int]:
     """Bytes of each scratch buffer TFLM's kernel for `op` requests, in order."""
     def info(key: int) -> TensorInfo | None:
-        return None if key < 0 else TensorInfo(tensors[key].dtype, tensors[key].shape)
+        if key < 0:
+            return None
+        t = tensors[key]
+        return TensorInfo(t.dtype, t.shape, t.role is Role.CONSTANT, t.scales)
 
     view = OpView(op.name, tuple(info(k) for k in op.slots), tuple(info(k) for k in op.outputs),
                   op.options, op.custom)
@@ -391,6 +395,11 @@ def _scratch_requests(op: TfliteOp, tensors: list[TfliteTensor], path: str,
     except ScratchModelError as err:
         raise InputError(path, str(err), f"subgraph {op.subgraph} operator {op.index}") \
             from None
+
+
+def _scale_count(tensor) -> int:
+    q = tensor.quantization
+    return 0 if q is None or q.scale is None else len(q.scale)
 
 
 def _offline_plan(model, count: int, path: str) -> tuple[int, ...] | None:

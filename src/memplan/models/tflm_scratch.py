@@ -27,7 +27,10 @@ import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import prod
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .cmsis_nn_buffers import CmsisNnBuild
 
 # Bytes of a TfLiteType as TfLiteTypeSizeOf gives them (micro/memory_helpers.cc).
 TYPE_BYTES = {
@@ -47,10 +50,15 @@ class KernelSet(enum.Enum):
 
 @dataclass(frozen=True)
 class TensorInfo:
-    """What a scratch size depends on: a tensor's type and shape."""
+    """What a scratch size depends on: a tensor's type and shape; for CMSIS-NN's kernels
+    also whether its data is in the model (TFLM's IsConstantTensor) and how many
+    quantization scales it has (more than one: per-channel). The defaults are the
+    cautious answers: a kernel asks for at least as much scratch as with the true ones."""
 
     dtype: str
     shape: tuple[int, ...]
+    constant: bool = False
+    scales: int = 0
 
     @property
     def elements(self) -> int:
@@ -93,8 +101,13 @@ class ScratchModelError(ValueError):
 
 
 def scratch_requests(op: OpView, kernels: KernelSet = KernelSet.REFERENCE, *,
-                     pointer_bytes: int = 8, core: str | None = None) -> list[int]:
-    """Bytes of each scratch buffer the chosen kernel for `op` requests, in order."""
+                     pointer_bytes: int = 8, core: str | CmsisNnBuild | None = None
+                     ) -> list[int]:
+    """Bytes of each scratch buffer the chosen kernel for `op` requests, in order.
+
+    With `KernelSet.CMSIS_NN`, `core` is required: a core name ("cortex-m55"; GCC and
+    TFLM's default KERNELS_OPTIMIZED_FOR_SPEED build assumed) or a `CmsisNnBuild` that
+    says the compiler and the kernels' optimization too."""
     if kernels is KernelSet.CMSIS_NN:
         from .cmsis_nn_buffers import cmsis_nn_requests
 
