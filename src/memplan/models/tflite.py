@@ -380,7 +380,7 @@ def _in_place_reshapes(model, tensors: list[TfliteTensor], ops: tuple[TfliteOp, 
 
 
 def _scratch_requests(op: TfliteOp, tensors: list[TfliteTensor], path: str,
-                      kernels: KernelSet = KernelSet.REFERENCE) -> list[int]:
+                      kernels: KernelSet = KernelSet.REFERENCE, core=None) -> list[int]:
     """Bytes of each scratch buffer TFLM's kernel for `op` requests, in order."""
     def info(key: int) -> TensorInfo | None:
         if key < 0:
@@ -391,7 +391,7 @@ def _scratch_requests(op: TfliteOp, tensors: list[TfliteTensor], path: str,
     view = OpView(op.name, tuple(info(k) for k in op.slots), tuple(info(k) for k in op.outputs),
                   op.options, op.custom)
     try:
-        return scratch_requests(view, kernels)
+        return scratch_requests(view, kernels, core=core)
     except ScratchModelError as err:
         raise InputError(path, str(err), f"subgraph {op.subgraph} operator {op.index}") \
             from None
