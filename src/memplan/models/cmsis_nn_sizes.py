@@ -1,6 +1,6 @@
 """The scratch sizes CMSIS-NN's `arm_*_get_buffer_size` functions return, per core backend.
 
-CMSIS-NN (ARM-software/CMSIS-NN, the revision tflite-micro pins in
+CMSIS-NN (ARM-software/CMSIS-NN at 4ab83cc, the revision tflite-micro pins in
 `tools/make/ext_libs/cmsis_nn_download.sh`) picks one implementation of each operator at
 compile time from the core's extensions: `ARM_MATH_MVEI` (Helium), else `ARM_MATH_DSP`,
 else plain C. Its buffer-size functions follow the same `#if`s, so a size is a function
@@ -62,6 +62,7 @@ CORE_BACKENDS: dict[str, Backend] = {
 }
 # GCC's -mcpu feature suffixes that drop the extension a backend needs.
 _DROPPED = {"nodsp": Backend.SCALAR, "nomve": Backend.DSP}
+_RANK = {Backend.SCALAR: 0, Backend.DSP: 1, Backend.MVE: 2}
 
 
 class UnknownCore(ValueError):
@@ -87,9 +88,6 @@ def backend_for(core: str) -> Backend:
         if lowered is not None and _RANK[lowered] < _RANK[backend]:
             backend = lowered
     return backend
-
-
-_RANK = {Backend.SCALAR: 0, Backend.DSP: 1, Backend.MVE: 2}
 
 
 @dataclass(frozen=True)
@@ -152,7 +150,7 @@ def convolve_s8(backend: Backend, input: Dims, filter: Dims) -> int:
 def convolve_1x1_s8_fast(backend: Backend, input: Dims,
                          compiler: Compiler = Compiler.GCC) -> int:
     """arm_convolve_1x1_s8_fast_get_buffer_size: only the DSP build under Arm Compiler 6
-    keeps two int16 rows of input channels; GCC's build reads the input in place."""
+    asks for a buffer (two int16 rows of input channels)."""
     if backend is Backend.DSP and compiler is Compiler.ARMCLANG:
         return 2 * input.c * INT16
     return 0
