@@ -18,7 +18,7 @@ def test_every_split_of_every_memref_level_file_is_compared(rows) -> None:
     splits = {}
     for r in rows:
         splits.setdefault((r.file, r.prefix), set()).add(r.split)
-    assert {k: len(v) for k, v in splits.items()} == {
+    expected = {
         ("check_ir_before_llvm_conversion.mlir", "CHECK"): 8,
         ("check_ir_before_llvm_conversion_not_fail_unbound.mlir", "CHECK"): 4,
         ("gpu_check_resource_usage.mlir", "CHECK"): 3,
@@ -28,6 +28,8 @@ def test_every_split_of_every_memref_level_file_is_compared(rows) -> None:
         # The second RUN line's prefix has lines in three splits only.
         ("hoist_statically_bound_allocations.mlir", "CHECK-UNBOUNDED-VSCALE"): 3,
     }
+    here = {k: n for k, n in expected.items() if iree_peers.peer(k[0]) is not None}
+    assert {k: len(v) for k, v in splits.items()} == here
 
 
 def test_expectations_are_read_from_the_file(rows) -> None:
@@ -49,16 +51,20 @@ def test_memplan_agrees_on_every_split_but_the_justified_ones(rows) -> None:
     assert not bad
     justified = {(r.file, r.prefix, r.split) for r in rows
                  if r.verdict == iree_peers.JUSTIFIED_DIFFERENCE}
-    assert justified == set(iree_peers.JUSTIFIED)  # no stale entry
-    # The done-when files, on their main RUN line: two justified differences in all.
+    listed = {k for k in iree_peers.JUSTIFIED if iree_peers.peer(k[0]) is not None}
+    assert justified == listed  # no stale entry
+    # The done-when files, on their main RUN line: only the listed differences.
     main = [r for r in rows if r.prefix == "CHECK" and "not_fail" not in r.file]
-    assert sum(r.verdict == iree_peers.AGREE for r in main) == len(main) - 2
+    assert sum(r.verdict == iree_peers.AGREE for r in main) == \
+        len(main) - sum(k[1] == "CHECK" and "not_fail" not in k[0] for k in listed)
 
 
 def test_shared_memory_figures_are_what_iree_leaves(rows) -> None:
     """The reuse expectations read from the CHECK lines are what iree-opt's pass leaves."""
     for name in iree_peers.REUSE_FILES:
-        path = iree_peers.PEERS / name
+        path = iree_peers.peer(name)
+        if path is None:
+            pytest.skip(f"{name}: IREE's lit test is read from MEMPLAN_IREE_SRC")
         (run,) = iree_peers.run_lines(path)
         pipeline = re.search(r'pass-pipeline="([^"]+)"', run.text).group(1)
         result = iree_opt(path, pipeline)
@@ -92,7 +98,9 @@ def test_dynamic_allocations_are_padded_to_the_bound_iree_pads_them_to(tmp_path)
     """IREE's pad-dynamic-alloc on its own lit file (iree-opt, for real) and `memplan opt`
     agree split by split on every allocation's static type: workgroup memory (`memref<..., 3>`)
     and the stack are sized at launch, so a dynamic size is padded to its bound."""
-    path = iree_peers.PEERS / "pad_dynamic_alloc.mlir"
+    path = iree_peers.peer("pad_dynamic_alloc.mlir")
+    if path is None:
+        pytest.skip("pad_dynamic_alloc.mlir: IREE's lit test is read from MEMPLAN_IREE_SRC")
     iree = iree_opt(path, "builtin.module(func.func(iree-codegen-pad-dynamic-alloc))")
     assert iree.returncode == 0, iree.stderr
     code, out, err = iree_peers.memplan(["opt", str(path), "--target", "rocm-gfx942",

@@ -33,7 +33,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    "say (tflm, onnx, executorch)")
     p.add_argument("--target", help="a preset name or a target .toml file (pools, alignment)")
     p.add_argument("-o", "--output", help="write the model with the plan (.tflite; .pte for "
-                   "a .pt2)")
+                   "a .pt2); a .tflite is kept only once TFLM has run it in no larger an "
+                   "arena than its own plan needs")
     p.add_argument("--time-limit", type=non_negative_seconds, default=10.0, metavar="S",
                    help="seconds for the exact solver per arena (default 10; 0: heuristics "
                    "only)")
@@ -51,7 +52,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    "(docs/json-schema.md)")
     p.add_argument("--c-header", metavar="FILE.h", help="write the plan for firmware: each "
                    "arena's size, an aligned uint8_t array and the offsets (TFLM: the whole "
-                   "arena to declare, measured by --check-run)")
+                   "arena to declare, measured by running the written model)")
     p.add_argument("--summary", action="store_true", help="omit the per-tensor table")
     p.set_defaults(run=run)
 
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     require_readable(args.file)
     from ..driver import RunFailure, check_run, over_budget, plan_model
     from ..frontends import entry_for, load
-    from ..frontends.base import ReadOptions
+    from ..frontends.base import ReadOptions, verifies_writes
     from ..report.model_plan_report import format_plan_text, plan_json
 
     fe = load(entry_for(args.file, args.runtime), args.file)
@@ -78,10 +79,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(args.file, "--dim applies to .onnx models only")
     if args.check_run and not args.output:
         raise InputError(args.file, "--check-run runs the planned model: add -o FILE")
-    if args.c_header and fe.name == "tflm" and not args.check_run:
-        raise InputError(args.file, "--c-header declares the whole arena TFLM needs (the plan "
-                         "and TFLM's own persistent data), measured by running the planned "
-                         "model: add -o FILE --check-run")
+    if args.c_header and verifies_writes(fe) and not args.output:
+        raise InputError(args.file, f"--c-header declares the whole arena {fe.runtime} "
+                         "needs (the plan and its own persistent data), measured by running "
+                         "the planned model: add -o FILE")
     target = None
     if args.target:
         from ..targets import load_target
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
     check = failure = None
     code = 0
-    if args.check_run:
+    if args.check_run or (args.output and verifies_writes(fe)):
         try:
             check = check_run(fe, plan)  # on the bytes, before anything is written
         except RunFailure as err:

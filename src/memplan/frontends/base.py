@@ -98,6 +98,8 @@ class FrontEnd(Protocol):
     writes: ClassVar[str | None]  # suffix of the written model, None: report only
     splits: ClassVar[bool]  # the runtime can spread one arena's buffers over pools
     plans_in_hook: ClassVar[bool]
+    # Optional (default False): a written model is kept only after a run on the runtime
+    # shows it needs no larger an arena than the runtime's own plan (`verifies_writes`).
 
     def read(self, path: str, options: ReadOptions) -> ModelView: ...
 
@@ -112,3 +114,10 @@ class FrontEnd(Protocol):
 
     def run(self, original: bytes, written: bytes, seed: int, progress: Progress) -> RunCheck:
         ...
+
+
+def verifies_writes(front_end: FrontEnd) -> bool:
+    """Whether a model this front end writes is run before it is kept (TFLM: it places its
+    scratch and persistent data around the plan, so only a run shows what it needs)."""
+    return bool(getattr(front_end, "verify_writes", False))
+

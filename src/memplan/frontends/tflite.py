@@ -30,6 +30,9 @@ class TfliteFrontEnd:
     writes: ClassVar[str | None] = ".tflite"
     splits: ClassVar[bool] = False  # one arena: TFLM cannot split tensors across memories
     plans_in_hook: ClassVar[bool] = False
+    # TFLM places its scratch buffers and variables around an offline plan itself: a plan
+    # is kept only once TFLM has run it in no larger an arena than its own plan needs.
+    verify_writes: ClassVar[bool] = True
 
     def read(self, path: str, options: ReadOptions) -> ModelView:
         data = tfl.read_model_bytes(path)
@@ -78,7 +81,9 @@ class TfliteFrontEnd:
         raise NotImplementedError
 
     def original(self, view: ModelView) -> bytes:
-        return view.source[0]
+        # The baseline is TFLM's own planner, not a plan the input may carry (which may
+        # be broken: all offsets 0, say).
+        return tfl.without_offline_plan(view.source[0], view.path)
 
     def run(self, original: bytes, written: bytes, seed: int, progress: Progress) -> RunCheck:
         """Both models under TFLM on the same random inputs: the smallest arena each

@@ -31,13 +31,21 @@ so the plan can reserve it; an optimized kernel (CMSIS-NN, Xtensa) asks for more
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError
 from ..extras import Extra, MissingExtra
+from .tflm_scratch import (
+    TYPE_BYTES,
+    KernelSet,
+    OpView,
+    ScratchModelError,
+    TensorInfo,
+    scratch_requests,
+)
 
 try:  # TFLM's own schema module (object API), shipped by the tflite-micro package
     from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
@@ -54,6 +62,8 @@ MAX_FILE_BYTES = 2**31 - 1
 MAX_TENSOR_BYTES = 2**31 - 1
 MAX_TENSORS = 1_000_000  # over all subgraphs, counted before the object tree is built
 MAX_OPERATORS = 1_000_000
+# Operators whose kernel sets its outputs' data pointers in Prepare (var_handle.cc).
+KERNEL_OWNED_OUTPUTS = frozenset({"VAR_HANDLE"})
 
 
 class Role(enum.Enum):
@@ -62,6 +72,9 @@ class Role(enum.Enum):
     VARIABLE = "variable"  # persistent, in the arena's tail
     EMPTY = "empty"  # zero bytes
     UNUSED = "unused"  # never created by any operator TFLM runs: TFLM plans it, if at all
+    # Its kernel points it at data of its own in Prepare, before TFLM plans the head, so
+    # TFLM never plans it (VAR_HANDLE's output: the resource id in its persistent data).
+    KERNEL_OWNED = "kernel-owned"
 
 
 @dataclass(frozen=True)
@@ -76,6 +89,7 @@ class TfliteTensor:
     role: Role
     first: int | None  # first allocation scope it is live in (inclusive)
     last: int | None  # last allocation scope (inclusive)
+    scales: int = 0  # quantization scales (more than one: per-channel), for CMSIS-NN's FC
 
     @property
     def size(self) -> int:
@@ -91,6 +105,11 @@ class TfliteOp:
     scope: int
     inputs: tuple[int, ...]  # tensor keys (omitted optional inputs left out)
     outputs: tuple[int, ...]
+    # Input slots as the kernel numbers them (-1: an omitted optional input), and the
+    # operator's options: what the scratch sizes of its kernel depend on.
+    slots: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    options: object = field(default=None, compare=False, repr=False)
+    custom: bytes | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -140,6 +159,8 @@ def parse_tflite(data: bytes, path: str) -> TfliteModel:
     scopes = _Scopes(model, codes, path)
     scopes.mark(0)
 
+    kernel_owned = {key for op in scopes.ops if op.name in KERNEL_OWNED_OUTPUTS
+                    for key in op.outputs}
     tensors: list[TfliteTensor] = []
     for s, sg in enumerate(model.subgraphs):
         for i, t in enumerate(sg.tensors or []):
@@ -149,6 +170,8 @@ def parse_tflite(data: bytes, path: str) -> TfliteModel:
             has_data = 0 < t.buffer < len(buffers) and _buffer_len(buffers[t.buffer]) > 0
             if t.isVariable:
                 role = Role.VARIABLE
+            elif key in kernel_owned:
+                role = Role.KERNEL_OWNED
             elif has_data:
                 role = Role.CONSTANT
             elif nbytes == 0:
@@ -164,14 +187,15 @@ def parse_tflite(data: bytes, path: str) -> TfliteModel:
             tensors.append(TfliteTensor(
                 key, s, i, _text(t.name) or f"t{key}", _type_name(t.type),
                 tuple(int(d) for d in (t.shape if t.shape is not None else ())),
-                nbytes, role, first, last))
+                nbytes, role, first, last, _scale_count(t)))
 
     ops = tuple(scopes.ops)
     main = model.subgraphs[0]
     inputs = tuple(int(i) for i in (main.inputs if main.inputs is not None else ()))
     outputs = tuple(int(i) for i in (main.outputs if main.outputs is not None else ()))
     shares = _in_place_reshapes(model, tensors, ops, first_key)
-    scratch = tuple((op, n) for op in ops for n in _scratch_requests(op, tensors) if n > 0)
+    scratch = tuple((op, n) for op in ops for n in _scratch_requests(op, tensors, path)
+                    if n > 0)
     return TfliteModel(path, len(model.subgraphs), tuple(tensors), ops, inputs, outputs,
                        shares, _offline_plan(model, count, path), scratch)
 
@@ -200,9 +224,29 @@ def with_offline_plan(data: bytes, offsets: list[int], path: str) -> bytes:
         meta.name = METADATA_NAME
         meta.buffer = len(model.buffers) - 1
         model.metadata = [*(model.metadata or []), meta]
+    return _pack(model, len(data) + 4 * len(words))
+
+
+def without_offline_plan(data: bytes, path: str) -> bytes:
+    """The model as TFLM plans it on its own: any `OfflineMemoryAllocation` removed (its
+    buffer emptied). The baseline a new plan is measured against is TFLM's planner, not
+    whatever plan the input carried (which may be broken)."""
+    model = _unpack(data, path)
+    existing = [m for m in model.metadata or [] if _text(m.name) == METADATA_NAME]
+    if not existing:
+        return data
+    model.buffers = [_AlignedBuffer.of(b) for b in model.buffers or []]
+    for m in existing:
+        if 0 <= m.buffer < len(model.buffers):
+            model.buffers[m.buffer].data = None
+    model.metadata = [m for m in model.metadata if _text(m.name) != METADATA_NAME]
+    return _pack(model, len(data))
+
+
+def _pack(model, size_hint: int) -> bytes:
     import flatbuffers
 
-    builder = flatbuffers.Builder(len(data) + 4 * len(words) + 1024)
+    builder = flatbuffers.Builder(size_hint + 1024)
     builder.Finish(model.Pack(builder), file_identifier=FILE_IDENTIFIER)
     return bytes(builder.Output())
 
@@ -299,8 +343,12 @@ class _Scopes:
             ins = [self._key(s, int(i)) for i in _ints(op.inputs) if i >= 0]
             for key in outs:
                 self._created(key)
+            slots = tuple(self._key(s, int(i)) if i >= 0 else -1 for i in _ints(op.inputs))
+            custom = bytes(np.asarray(op.customOptions, dtype=np.uint8)) \
+                if op.customOptions is not None else None
             self.ops.append(TfliteOp(s, n, self.codes[op.opcodeIndex], self.count,
-                                     tuple(ins), tuple(outs)))
+                                     tuple(ins), tuple(outs), slots, op.builtinOptions,
+                                     custom))
             for callee in _called_subgraphs(op, self.codes[op.opcodeIndex]):
                 self.count += 1
                 self.mark(callee)
@@ -344,37 +392,27 @@ def _in_place_reshapes(model, tensors: list[TfliteTensor], ops: tuple[TfliteOp, 
     return shares
 
 
-def _scratch_requests(op: TfliteOp, tensors: list[TfliteTensor]) -> list[int]:
-    """Bytes of each scratch buffer TFLM's reference kernel for `op` requests, in order."""
-    def t(i: int) -> TfliteTensor | None:
-        return tensors[op.inputs[i]] if i < len(op.inputs) else None
+def _scratch_requests(op: TfliteOp, tensors: list[TfliteTensor], path: str,
+                      kernels: KernelSet = KernelSet.REFERENCE, core=None) -> list[int]:
+    """Bytes of each scratch buffer TFLM's kernel for `op` requests, in order."""
+    def info(key: int) -> TensorInfo | None:
+        if key < 0:
+            return None
+        t = tensors[key]
+        return TensorInfo(t.dtype, t.shape, t.role is Role.CONSTANT, t.scales)
 
-    def elements(x: TfliteTensor | None) -> int:
-        return 0 if x is None else int(np.prod(x.shape, dtype=np.int64))
+    view = OpView(op.name, tuple(info(k) for k in op.slots), tuple(info(k) for k in op.outputs),
+                  op.options, op.custom)
+    try:
+        return scratch_requests(view, kernels, core=core)
+    except ScratchModelError as err:
+        raise InputError(path, str(err), f"subgraph {op.subgraph} operator {op.index}") \
+            from None
 
-    out = tensors[op.outputs[0]] if op.outputs else None
-    name = op.name
-    if name == "TRANSPOSE_CONV":  # inputs: output shape, filter, input, bias
-        data, bias = t(2), t(3)
-        wide = {"INT8": 4, "INT16": 8}.get(data.dtype if data else "", 0)
-        converted = 8 * elements(bias) if data and data.dtype == "INT16" and bias \
-            and bias.dtype == "INT16" else 0
-        return [converted, wide * elements(out)]
-    if name in ("MEAN", "SUM"):
-        data, axis = t(0), t(1)
-        accumulator = 4 * elements(out) if data and data.dtype in ("INT8", "INT16") else 0
-        return [accumulator, 4 * len(data.shape) if data else 0, 4 * elements(axis)]
-    if name in ("REDUCE_MAX", "REDUCE_MIN"):
-        data, axis = t(0), t(1)
-        return [4 * len(data.shape) if data else 0, 4 * elements(axis)]
-    if name == "ADD_N" and out is not None and out.dtype in ("FLOAT32", "INT8"):
-        return [8 * len(op.inputs)]  # one pointer per input (8 bytes on a 64-bit host)
-    if name == "MIRROR_PAD" and t(0) is not None:
-        return [4 * len(t(0).shape)] * 2
-    if name in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
-        weights = t(1)
-        return [elements(weights)] if weights is not None and weights.dtype == "INT4" else []
-    return []
+
+def _scale_count(tensor) -> int:
+    q = tensor.quantization
+    return 0 if q is None or q.scale is None else len(q.scale)
 
 
 def _offline_plan(model, count: int, path: str) -> tuple[int, ...] | None:
@@ -393,11 +431,7 @@ def _offline_plan(model, count: int, path: str) -> tuple[int, ...] | None:
     return None
 
 
-_TYPE_BYTES = {
-    "FLOAT16": 2, "BFLOAT16": 2, "FLOAT32": 4, "FLOAT64": 8, "INT16": 2, "INT32": 4,
-    "UINT32": 4, "UINT8": 1, "UINT16": 2, "INT8": 1, "INT64": 8, "UINT64": 8, "BOOL": 1,
-    "RESOURCE": 4, "COMPLEX64": 8, "COMPLEX128": 16, "INT4": 1,
-}  # TfLiteTypeSizeOf in TFLM's memory_helpers.cc (INT4 unpacked: one byte each)
+_TYPE_BYTES = TYPE_BYTES
 
 
 def _type_name(code: int) -> str:

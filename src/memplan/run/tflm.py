@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import re
+import signal
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
+T = TypeVar("T")
 STEP = 16
 MAX_TENSORS = 1024  # model inputs or outputs asked for, at most
 
@@ -34,6 +38,7 @@ class Run:
     ok: bool
     outputs: tuple[np.ndarray, ...] = ()
     log: str = ""  # what TFLM printed
+    crashed: str | None = None  # the signal that ended TFLM, if it crashed
 
 
 @contextlib.contextmanager
@@ -95,7 +100,21 @@ def random_inputs(data: bytes, seed: int = 0) -> list[np.ndarray]:
 
 
 def run(data: bytes, arena: int, inputs: list[np.ndarray]) -> Run:
-    """Allocate and invoke once; `ok` is False when TFLM refuses the arena."""
+    """Allocate and invoke once, in a forked child; `ok` is False when TFLM refuses the
+    arena or crashes in it (`crashed` names the signal).
+
+    TFLM's interpreter segfaults in some arenas too small for the model instead of
+    refusing them (a failed temporary allocation during AllocateTensors), so each
+    attempt runs where its crash cannot take the caller down.
+    """
+    result, crashed = _forked(lambda: _run_here(data, arena, inputs))
+    if crashed is not None:
+        return Run(False, (), f"TFLM's interpreter crashed ({crashed}) at arena {arena} B",
+                   crashed=crashed)
+    return result if result is not None else Run(False, (), "TFLM's interpreter failed")
+
+
+def _run_here(data: bytes, arena: int, inputs: list[np.ndarray]) -> Run:
     with _captured_stderr() as log:
         try:
             it = _interpreter(data, arena)
@@ -116,6 +135,32 @@ def run(data: bytes, arena: int, inputs: list[np.ndarray]) -> Run:
     return Run(True, tuple(outputs), text)
 
 
+def _forked(attempt: Callable[[], T]) -> tuple[T | None, str | None]:
+    """`attempt()` in a child made by fork (cheap: TFLM and numpy are already loaded):
+    its result, pickled back over a pipe (our own data between our own processes), or
+    the name of the signal that ended it."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the caller's code
+        status = 0
+        try:
+            os.close(read_end)
+            body = pickle.dumps(attempt())
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(body)
+        except BaseException:  # noqa: BLE001 - any failure is the parent's "no answer"
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        body = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        return None, signal.Signals(os.WTERMSIG(status)).name
+    return (pickle.loads(body) if body else None), None
+
+
 class CannotRun(Exception):
     """TFLM runs the model in no arena (an operator it lacks, a hybrid model): its log."""
 
@@ -123,7 +168,9 @@ class CannotRun(Exception):
 def smallest_arena(data: bytes, inputs: list[np.ndarray], high: int | None = None,
                    trying: Callable[[int], None] | None = None) -> int:
     """The least arena size (a multiple of 16) in which TFLM allocates and runs the model;
-    `trying(size)` is told each size before TFLM gets it (it may crash there)."""
+    `trying(size)` is told each size before TFLM gets it. TFLM segfaults in some arenas
+    too small for the model instead of refusing them; each attempt runs forked (`run`), so
+    such a crash counts as not running there."""
     def ok(size: int) -> Run:
         if trying is not None:
             trying(size)
@@ -165,7 +212,16 @@ _USE = re.compile(r"Arena allocation (total|head|tail) (\d+) bytes")
 
 
 def arena_use(data: bytes, arena: int, inputs: list[np.ndarray]) -> ArenaUse:
-    """What TFLM's recording allocator reports after one run in `arena` bytes."""
+    """What TFLM's recording allocator reports after one run in `arena` bytes (in a
+    forked child, as `run`)."""
+    use, crashed = _forked(lambda: _arena_use_here(data, arena, inputs))
+    if use is None:
+        raise RuntimeError(f"TFLM's interpreter crashed ({crashed}) at arena {arena} B"
+                           if crashed else f"TFLM's interpreter failed at arena {arena} B")
+    return use
+
+
+def _arena_use_here(data: bytes, arena: int, inputs: list[np.ndarray]) -> ArenaUse:
     with _captured_stderr() as log:
         it = _interpreter(data, arena)
         for i, x in enumerate(inputs):

@@ -1,0 +1,259 @@
+"""Build small .tflite models operator by operator, through TFLM's own schema module.
+
+The TFLite converter needs TensorFlow; these models need only the flatbuffer schema, so the
+tests can make a model around any one kernel (its scratch requests, its options) with
+random weights and run it under TFLM's interpreter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import flatbuffers
+import numpy as np
+from flatbuffers import flexbuffers
+from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+
+_TYPES = {"float32": schema.TensorType.FLOAT32, "int8": schema.TensorType.INT8,
+          "int16": schema.TensorType.INT16, "int32": schema.TensorType.INT32,
+          "resource": schema.TensorType.RESOURCE}
+
+
+@dataclass
+class Graph:
+    """One subgraph under construction; `finish` packs the model."""
+
+    rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
+    tensors: list = field(default_factory=list)
+    buffers: list = field(default_factory=lambda: [schema.BufferT()])  # buffer 0: empty
+    ops: list = field(default_factory=list)
+    codes: list = field(default_factory=list)
+    inputs: list[int] = field(default_factory=list)
+    outputs: list[int] = field(default_factory=list)
+
+    def tensor(self, name: str, shape, dtype: str = "float32", *, data=None,
+               variable: bool = False, scale: float | None = None, zero_point: int = 0) -> int:
+        t = schema.TensorT()
+        t.name, t.shape, t.type, t.isVariable = name, list(shape), _TYPES[dtype], variable
+        t.buffer = 0
+        if data is not None:
+            buffer = schema.BufferT()
+            buffer.data = np.frombuffer(np.ascontiguousarray(data, dtype=dtype).tobytes(),
+                                        dtype=np.uint8)
+            self.buffers.append(buffer)
+            t.buffer = len(self.buffers) - 1
+        if scale is not None:
+            q = schema.QuantizationParametersT()
+            q.scale, q.zeroPoint = [scale], [zero_point]
+            t.quantization = q
+        self.tensors.append(t)
+        return len(self.tensors) - 1
+
+    def weights(self, name: str, shape, dtype: str = "float32", **quant) -> int:
+        if dtype == "float32":
+            data = self.rng.uniform(-0.5, 0.5, size=shape).astype(np.float32)
+        else:
+            info = np.iinfo(dtype)
+            data = self.rng.integers(info.min // 4, info.max // 4, size=shape, dtype=dtype)
+        return self.tensor(name, shape, dtype, data=data, **quant)
+
+    def op(self, name: str, inputs, outputs, *, options=None, options_type: int = 0,
+           custom: dict | None = None) -> None:
+        code = schema.OperatorCodeT()
+        if custom is not None or name not in vars(schema.BuiltinOperator):
+            code.builtinCode = code.deprecatedBuiltinCode = schema.BuiltinOperator.CUSTOM
+            code.customCode = name
+        else:
+            builtin = getattr(schema.BuiltinOperator, name)
+            code.builtinCode, code.deprecatedBuiltinCode = builtin, min(builtin, 127)
+        code.version = 1
+        self.codes.append(code)
+        op = schema.OperatorT()
+        op.opcodeIndex = len(self.codes) - 1
+        op.inputs, op.outputs = list(inputs), list(outputs)
+        if options is not None:
+            op.builtinOptionsType, op.builtinOptions = options_type, options
+        if custom is not None:
+            op.customOptions = list(flexbuffers.Dumps(custom))
+            op.customOptionsFormat = schema.CustomOptionsFormat.FLEXBUFFERS
+        self.ops.append(op)
+
+    def finish(self) -> bytes:
+        sg = schema.SubGraphT()
+        sg.tensors, sg.operators = self.tensors, self.ops
+        sg.inputs, sg.outputs = self.inputs, self.outputs
+        model = schema.ModelT()
+        model.version, model.subgraphs = 3, [sg]
+        model.operatorCodes, model.buffers = self.codes, self.buffers
+        builder = flatbuffers.Builder(1024)
+        builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+        return bytes(builder.Output())
+
+
+# --- one model per kernel that requests scratch -------------------------------------
+
+def svdf(dtype: str = "float32", *, batch: int = 2, size: int = 8, filters: int = 8,
+         rank: int = 2, memory: int = 4) -> bytes:
+    g = Graph()
+    units = filters // rank
+    if dtype == "float32":
+        x = g.tensor("x", [batch, size])
+        wf = g.weights("weights_feature", [filters, size])
+        wt = g.weights("weights_time", [filters, memory])
+        bias = g.weights("bias", [units])
+        state = g.tensor("state", [batch, memory * filters], variable=True)
+        y = g.tensor("y", [batch, units])
+    else:
+        x = g.tensor("x", [batch, size], "int8", scale=0.05)
+        wf = g.weights("weights_feature", [filters, size], "int8", scale=0.01)
+        wt = g.weights("weights_time", [filters, memory], "int16", scale=0.001)
+        bias = g.weights("bias", [units], "int32", scale=0.02 * 0.001)
+        state = g.tensor("state", [batch, memory * filters], "int16", variable=True,
+                         scale=0.02)
+        y = g.tensor("y", [batch, units], "int8", scale=0.1)
+    options = schema.SVDFOptionsT()
+    options.rank = rank
+    g.op("SVDF", [x, wf, wt, bias, state], [y], options=options,
+         options_type=schema.BuiltinOptions.SVDFOptions)
+    g.inputs, g.outputs = [x], [y]
+    return g.finish()
+
+
+def lstm(*, batch: int = 2, steps: int = 3, size: int = 4, units: int = 8) -> bytes:
+    """A float UNIDIRECTIONAL_SEQUENCE_LSTM with all four gates, no peepholes or projection."""
+    g = Graph()
+    x = g.tensor("x", [batch, steps, size])
+    gates = "input forget cell output".split()
+    to_input = [g.weights(f"{k}_input_weights", [units, size]) for k in gates]
+    to_recurrent = [g.weights(f"{k}_recurrent_weights", [units, units]) for k in gates]
+    biases = [g.weights(f"{k}_bias", [units]) for k in gates]
+    hidden = g.tensor("hidden_state", [batch, units], variable=True)
+    cell = g.tensor("cell_state", [batch, units], variable=True)
+    y = g.tensor("y", [batch, steps, units])
+    inputs = [x, *to_input, *to_recurrent, -1, -1, -1, *biases, -1, -1, hidden, cell,
+              -1, -1, -1, -1]
+    options = schema.UnidirectionalSequenceLSTMOptionsT()
+    options.fusedActivationFunction = schema.ActivationFunctionType.TANH
+    g.op("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, [y], options=options,
+         options_type=schema.BuiltinOptions.UnidirectionalSequenceLSTMOptions)
+    g.inputs, g.outputs = [x], [y]
+    return g.finish()
+
+
+def detection_postprocess(*, boxes: int = 16, classes: int = 3,
+                          max_detections: int = 4) -> bytes:
+    g = Graph()
+    encodings = g.tensor("box_encodings", [1, boxes, 4])
+    scores = g.tensor("class_predictions", [1, boxes, classes + 1])
+    anchors = g.tensor("anchors", [boxes, 4],
+                       data=g.rng.uniform(0.2, 0.8, size=(boxes, 4)).astype(np.float32))
+    out = [g.tensor("detection_boxes", [1, max_detections, 4]),
+           g.tensor("detection_classes", [1, max_detections]),
+           g.tensor("detection_scores", [1, max_detections]),
+           g.tensor("num_detections", [1])]
+    g.op("TFLite_Detection_PostProcess", [encodings, scores, anchors], out, custom={
+        "max_detections": max_detections, "max_classes_per_detection": 1,
+        "detections_per_class": 100, "use_regular_nms": False,
+        "nms_score_threshold": 0.0, "nms_iou_threshold": 0.5, "num_classes": classes,
+        "y_scale": 10.0, "x_scale": 10.0, "h_scale": 5.0, "w_scale": 5.0})
+    g.inputs, g.outputs = [encodings, scores], out
+    return g.finish()
+
+
+def rfft(*, fft_length: int = 256, frames: int = 2) -> bytes:
+    """SignalRfft (the signal library's custom op) on int16 frames."""
+    g = Graph()
+    x = g.tensor("x", [frames, fft_length], "int16")
+    y = g.tensor("y", [frames, fft_length + 2], "int16")
+    g.op("SignalRfft", [x], [y], custom={"T": 7, "fft_length": fft_length})
+    g.inputs, g.outputs = [x], [y]
+    return g.finish()
+
+
+def mirror_pad() -> bytes:
+    g = Graph()
+    x = g.tensor("x", [1, 4, 4, 2])
+    pads = g.tensor("paddings", [4, 2], "int32",
+                    data=np.array([[0, 0], [1, 1], [1, 1], [0, 0]], dtype=np.int32))
+    y = g.tensor("y", [1, 6, 6, 2])
+    options = schema.MirrorPadOptionsT()
+    options.mode = schema.MirrorPadMode.REFLECT
+    g.op("MIRROR_PAD", [x, pads], [y], options=options,
+         options_type=schema.BuiltinOptions.MirrorPadOptions)
+    g.inputs, g.outputs = [x], [y]
+    return g.finish()
+
+
+def add_n(count: int = 3) -> bytes:
+    g = Graph()
+    xs = [g.tensor(f"x{i}", [2, 8]) for i in range(count)]
+    y = g.tensor("y", [2, 8])
+    g.op("ADD_N", xs, [y], options=schema.AddNOptionsT(),
+         options_type=schema.BuiltinOptions.AddNOptions)
+    g.inputs, g.outputs = xs, [y]
+    return g.finish()
+
+
+def reduce(name: str, dtype: str = "float32") -> bytes:
+    """MEAN / SUM / REDUCE_MAX / REDUCE_MIN over axes 1 and 2 of a rank-4 tensor."""
+    g = Graph()
+    quant = {"scale": 0.05} if dtype != "float32" else {}
+    x = g.tensor("x", [2, 4, 4, 8], dtype, **quant)
+    axis = g.tensor("axis", [2], "int32", data=np.array([1, 2], dtype=np.int32))
+    y = g.tensor("y", [2, 1, 1, 8], dtype, **quant)
+    options = schema.ReducerOptionsT()
+    options.keepDims = True
+    g.op(name, [x, axis], [y], options=options,
+         options_type=schema.BuiltinOptions.ReducerOptions)
+    g.inputs, g.outputs = [x], [y]
+    return g.finish()
+
+
+def transpose_conv(*, size: int = 4, channels: int = 4) -> bytes:
+    """int8 TRANSPOSE_CONV: the whole output accumulates in int32 scratch."""
+    g = Graph()
+    x = g.tensor("x", [1, size, size, channels], "int8", scale=0.05)
+    shape = g.tensor("output_shape", [4], "int32",
+                     data=np.array([1, 2 * size, 2 * size, channels], dtype=np.int32))
+    w = g.weights("filter", [channels, 3, 3, channels], "int8", scale=0.01)
+    y = g.tensor("y", [1, 2 * size, 2 * size, channels], "int8", scale=0.1)
+    options = schema.TransposeConvOptionsT()
+    options.padding, options.strideW, options.strideH = schema.Padding.SAME, 2, 2
+    g.op("TRANSPOSE_CONV", [shape, w, x], [y], options=options,
+         options_type=schema.BuiltinOptions.TransposeConvOptions)
+    g.inputs, g.outputs = [x], [y]
+    return g.finish()
+
+
+def resource_variable() -> bytes:
+    """A resource variable whose handle (VAR_HANDLE's 4-byte output) is live at the peak."""
+    g = Graph()
+    x = g.tensor("x", [4, 16])
+    handle = g.tensor("handle", [], "resource")
+    w, y, z = (g.tensor(n, [4, 16]) for n in "wyz")
+    var = schema.VarHandleOptionsT()
+    var.sharedName = "v"
+    g.op("VAR_HANDLE", [], [handle], options=var,
+         options_type=schema.BuiltinOptions.VarHandleOptions)
+    g.op("ASSIGN_VARIABLE", [handle, x], [], options=schema.AssignVariableOptionsT(),
+         options_type=schema.BuiltinOptions.AssignVariableOptions)
+    g.op("ADD", [x, x], [w], options=schema.AddOptionsT(),
+         options_type=schema.BuiltinOptions.AddOptions)
+    g.op("READ_VARIABLE", [handle], [y], options=schema.ReadVariableOptionsT(),
+         options_type=schema.BuiltinOptions.ReadVariableOptions)
+    g.op("ADD", [w, y], [z], options=schema.AddOptionsT(),
+         options_type=schema.BuiltinOptions.AddOptions)
+    g.inputs, g.outputs = [x], [z]
+    return g.finish()
+
+
+def two_adds() -> bytes:
+    """w = x + x; z = w + x: x must survive the first add, so a plan that puts w on x's
+    bytes changes z."""
+    g = Graph()
+    x, w, z = (g.tensor(n, [4, 16]) for n in "xwz")
+    for ins, out in (([x, x], w), ([w, x], z)):
+        g.op("ADD", ins, [out], options=schema.AddOptionsT(),
+             options_type=schema.BuiltinOptions.AddOptions)
+    g.inputs, g.outputs = [x], [z]
+    return g.finish()
