@@ -37,7 +37,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..ir.dumps import load_dump
-
+    from .check_tir import is_tvmscript
+    if is_tvmscript(args.file):  # a TVMScript module: TIR stack policy (cli/check_tir.py)
+        from .check_tir import run as run_tir
+        return run_tir(args)
     if args.pass_name and not args.dump:
         raise InputError(args.file, "--pass chooses snapshots of a dump: add --dump")
     if not args.dump:
