@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("executorch")
 
 from executorch.exir.tensor import TensorSpec  # noqa: E402
+from model_json import validate_plan_json  # noqa: E402
 
 from memplan.cli import main  # noqa: E402
 from memplan.models.executorch import (  # noqa: E402
@@ -138,24 +139,25 @@ def test_pools_fill_the_fast_one_and_say_why_the_rest_spilled():
     assert "over the capacity of 64" in spill.reasons[0][1]
 
 
-def test_pools_keep_the_most_bytes_in_the_fast_one():
-    # Smallest first would keep the four 32-byte tensors (128 B); largest first keeps
-    # the 192-byte one and two small ones (256 B), which is what moves the most bytes.
+def test_pools_are_filled_by_the_one_placement_policy():
+    # memplan.place's admission, as for MLIR buffers: smallest first while the packed
+    # peak fits, so the four 32-byte tensors stay in sram and the 192-byte one spills.
     small = [spec(8, 0, 3) for _ in range(4)]
     large = spec(48, 0, 3)
     pools = (ArenaPool("sram", 1, 256, 16), ArenaPool("dram", 2, 1024, 16))
     algo, result = plan(small + [large], pools=pools)
     assert_sound(small + [large], result)
-    assert result.spec_dict[large].mem_id == 1
-    assert sorted(result.spec_dict[s].mem_id for s in small) == [1, 1, 2, 2]
-    assert result.bufsizes[1:] == [256, 64]
-    assert all("full: 288 B of its tensors would be live at once" in s.reasons[0][1]
-               for s in algo.spills)
+    assert [result.spec_dict[s].mem_id for s in small] == [1, 1, 1, 1]
+    assert result.spec_dict[large].mem_id == 2
+    assert result.bufsizes[1:] == [128, 192]
+    [spill] = algo.spills
+    assert spill.pool == "dram" and spill.reasons[0][0] == "sram"
+    assert "full: sram would need at least 320 B of 256 B" in spill.reasons[0][1]
 
 
 def test_a_tensor_no_pool_can_hold_is_refused():
     pools = (ArenaPool("sram", 1, 64, 16),)
-    with pytest.raises(PlanningError, match="no pool can hold a 256-byte tensor"):
+    with pytest.raises(PlanningError, match="no pool can hold .*256 B.*over the capacity"):
         plan([spec(64, 0, 1)], pools=pools)
 
 
@@ -265,13 +267,17 @@ def saved_model(tmp_path_factory):
 
 
 def test_plan_command_json_and_program(saved_model, tmp_path, capsys):
-    out = tmp_path / "convnet.pte"
-    assert main(["plan", str(saved_model), "--json", "-o", str(out)]) == 0
-    data = json.loads(capsys.readouterr().out)
+    out, plot = tmp_path / "convnet.pte", tmp_path / "layout.svg"
+    assert main(["plan", str(saved_model), "--json", "-o", str(out), "--check-run",
+                 "--plot", str(plot)]) == 0
+    data = json.loads(capsys.readouterr().out)  # one document: the check is inside it
+    validate_plan_json(data)
     [arena] = data["arenas"]
-    assert arena["memplan"] == arena["lower_bound"] <= arena["executorch"]
-    assert data["executorch_planner"] == "executorch greedy"
-    assert any(t["op"] == "permute_copy" for t in data["tensors"])
+    assert arena["memplan"] == arena["lower_bound"] <= arena["runtime"]
+    assert data["runtime_planner"] == "executorch greedy"
+    assert data["check"]["ran"] and data["check"]["identical"]
+    assert any(t.get("op") == "permute_copy" for t in data["tensors"])
+    assert plot.read_bytes().startswith(b"<?xml")
     exported = torch.export.load(str(saved_model))
     inputs = random_inputs(exported, seed=5)
     assert identical(run(out.read_bytes(), inputs),
@@ -282,9 +288,12 @@ def test_plan_command_target_and_budget(saved_model, capsys):
     assert main(["plan", str(saved_model), "--target", "cortex-m55+ethos-u55", "--summary"]) == 0
     text = capsys.readouterr().out
     assert "executorch banked_greedy" in text and "sram" in text
-    assert main(["plan", str(saved_model), "--budget", "1000", "--summary"]) == 1
+    plot = saved_model.parent / "over.svg"
+    assert main(["plan", str(saved_model), "--budget", "1000", "--summary",
+                 "--plot", str(plot)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "over the budget of 1,000 B; no plan can" in err[0]
+    assert not plot.exists()  # nothing written on failure
 
 
 def zip_without_program() -> bytes:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from model_json import validate_plan_json
 
+from memplan.driver import plan_model
 from memplan.errors import InputError
+from memplan.frontends.base import ReadOptions
 from memplan.models.onnx import load_onnx
-from memplan.plan_models import plan_onnx
 
 pytest.importorskip("onnx")
 
@@ -38,12 +40,13 @@ def test_tensors_lifetimes_and_views(cnn):
 
 
 def test_plan_reaches_the_bound(cnn):
-    plan = plan_onnx(cnn, dims={"batch": 1})
-    assert plan.plan.peak == plan.plan.lower_bound
+    _, plan = plan_model(cnn, options=ReadOptions(dims={"batch": 1}))
+    [arena] = plan.arenas
+    assert arena.size == arena.lower_bound and arena.proof == "at_bound"
     # the plan is sound with the flatten sharing its input's bytes
     from memplan.check.offline_plan import offline_plan_problems
 
-    assert offline_plan_problems(list(plan.tensors), plan.plan.offsets, 64) == []
+    assert offline_plan_problems(list(arena.buffers), dict(arena.offsets), 64) == []
 
 
 def test_cli_json(cnn, capsys):
@@ -51,8 +54,19 @@ def test_cli_json(cnn, capsys):
 
     assert main(["plan", cnn, "--dim", "batch=1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["format"] == "onnx" and data["peak"] == data["lower_bound"]
+    validate_plan_json(data)
+    assert data["front_end"] == "onnx"
+    assert data["total"]["memplan"] == data["total"]["lower_bound"]
     assert main(["plan", cnn, "--dim", "batch=1", "-o", "x.onnx"]) == 2
+
+
+def test_cli_plot_one_panel(cnn, tmp_path, capsys):
+    from memplan.cli import main
+
+    plot = tmp_path / "layout.png"
+    assert main(["plan", cnn, "--dim", "batch=1", "--summary", "--plot", str(plot)]) == 0
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+    assert f"wrote layout plot to {plot}" in capsys.readouterr().err
 
 
 def test_bad_onnx_is_one_line(tmp_path):

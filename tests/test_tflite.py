@@ -8,14 +8,24 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from model_json import validate_plan_json
 
+from memplan.buffers import BufferRequest
 from memplan.check.offline_plan import offline_plan_problems
+from memplan.driver import check_run, plan_arena, plan_model
 from memplan.errors import InputError
+from memplan.frontends.base import Arena, ReadOptions
+from memplan.frontends.tflite import greedy_plan, requests
 from memplan.models import tflite as tfl
-from memplan.models.arena import ArenaTensor
-from memplan.place.arena import plan_arena, tflm_greedy
-from memplan.plan_models import check_tflite_run, plan_tflite
 from memplan.targets import load_target
+
+
+def plan_tflite(path, *, target=None, output=None, time_limit=10.0):
+    return plan_model(path, options=ReadOptions(target, {}, output is not None, time_limit))
+
+
+def tensors_of(model, in_place=True):
+    return requests(model, in_place=in_place)
 
 pytest.importorskip("tflite_micro")
 
@@ -50,50 +60,54 @@ def test_front_end_reads_what_tflm_plans(cnn):
 def test_plan_written_read_back_and_run_under_tflm(cnn, tmp_path):
     out = tmp_path / "planned.tflite"
     before = open(cnn, "rb").read()
-    plan = plan_tflite(cnn, target=load_target("cortex-m55+ethos-u55"), output=str(out))
+    fe, plan = plan_tflite(cnn, target=load_target("cortex-m55+ethos-u55"), output=str(out))
     assert open(cnn, "rb").read() == before  # the input is never modified
     assert not out.exists()  # the caller writes it (the CLI: only when the run succeeds)
-    out.write_bytes(plan.model_bytes)
-    assert plan.plan.peak == plan.plan.lower_bound <= plan.runtime.peak
+    out.write_bytes(plan.written)
+    [arena] = plan.arenas
+    assert arena.size == arena.lower_bound <= arena.runtime
 
     back = tfl.load_tflite(out)
-    assert back.offline_plan == plan.offsets
+    assert all(back.offline_plan[k] == off for k, off in arena.offsets.items()
+               if k < len(back.tensors))
     assert len(back.offline_plan) == len(back.tensors)
     offsets = dict(enumerate(back.offline_plan))
-    assert offline_plan_problems(back.arena_tensors(), offsets, tfl.ALIGNMENT) == []
+    assert offline_plan_problems(tensors_of(back), offsets, tfl.ALIGNMENT) == []
     # every planned tensor has an offset; constants are left to TFLM (-1)
     assert all((offsets[t.key] >= 0) == (t.role is tfl.Role.PLANNED) for t in back.tensors)
     reshape = next(op for op in back.ops if op.name == "RESHAPE")
     assert offsets[reshape.outputs[0]] == offsets[reshape.inputs[0]]
 
-    check = check_tflite_run(plan)
+    check = check_run(fe, plan)  # in a child process
     assert check.identical
-    assert check.planned_arena <= check.original_arena
-    assert check.planned_use.head == plan.plan.peak  # no kernel here asks for scratch
+    assert check.planned.arena <= check.original.arena
+    assert check.planned.extra["head"] == arena.size  # no kernel here asks for scratch
 
 
 def test_planned_model_runs_in_a_smaller_head_where_tflm_is_above(attention, tmp_path):
     """TFLM's greedy plan of the attention block is above the bound; memplan's is at it,
     and TFLM runs the planned model with exactly that head."""
     out = tmp_path / "planned.tflite"
-    plan = plan_tflite(attention, output=str(out), time_limit=5.0)
-    assert plan.plan.peak == plan.plan.lower_bound < plan.runtime.peak
-    check = check_tflite_run(plan)
+    fe, plan = plan_tflite(attention, output=str(out), time_limit=5.0)
+    [arena] = plan.arenas
+    assert arena.size == arena.lower_bound < arena.runtime
+    check = check_run(fe, plan)
     assert check.identical
-    assert check.planned_arena <= check.original_arena
-    assert check.original_use.head == plan.runtime.peak
-    assert check.planned_use.head == plan.plan.peak
+    assert check.planned.arena <= check.original.arena
+    assert check.original.extra["head"] == arena.runtime
+    assert check.planned.extra["head"] == arena.size
 
 
 def test_a_plan_that_overlaps_is_found(cnn):
     model = tfl.load_tflite(cnn)
-    tensors = model.arena_tensors()
+    tensors = tensors_of(model)
     offsets = {t.key: 0 for t in tensors}  # everything at offset 0
     found = offline_plan_problems(tensors, offsets, tfl.ALIGNMENT)
     assert found and "overlap" in found[0]
     # tensors that may share bytes must sit at the same offset to overlap
     src, dst = next((t.shares_with, t.key) for t in tensors if t.shares_with is not None)
-    good = plan_arena(tensors, alignment=16, time_limit=None).offsets
+    [planned] = plan_arena(Arena("arena", tuple(tensors), 16), time_limit=None)
+    good = dict(planned.offsets)
     assert offline_plan_problems(tensors, good, 16) == []
     moved = {**good, dst: good[src] + 16}
     assert offline_plan_problems(tensors, moved, 16)
@@ -108,20 +122,20 @@ def test_tflm_greedy_gives_the_head_tflm_reports(data, name):
     path = data / f"{name}.tflite"
     data_bytes = path.read_bytes()
     model = tfl.parse_tflite(data_bytes, str(path))
-    greedy = tflm_greedy(model.arena_tensors(in_place=False), tfl.ALIGNMENT)
+    greedy = greedy_plan(tensors_of(model, in_place=False), tfl.ALIGNMENT)
     inputs = tflm.random_inputs(data_bytes)
-    assert tflm.arena_use(data_bytes, 1 << 16, inputs).head == greedy.peak
+    assert tflm.arena_use(data_bytes, 1 << 16, inputs).head == greedy.sizes["arena"]
     if name == "tiny_attention_f32":
-        assert greedy.peak > greedy.lower_bound
+        assert greedy.sizes["arena"] > greedy.lower_bound
 
 
 def test_greedy_places_largest_first_at_the_lowest_fit():
-    t = [ArenaTensor(0, "a", 32, 0, 2), ArenaTensor(1, "b", 64, 1, 3),
-         ArenaTensor(2, "c", 32, 2, 4)]
-    assert tflm_greedy(t, 16).offsets == {1: 0, 0: 64, 2: 64}
+    t = [BufferRequest(0, "a", 32, 0, 2), BufferRequest(1, "b", 64, 1, 3),
+         BufferRequest(2, "c", 32, 2, 4)]
+    assert greedy_plan(t, 16).offsets == {1: 0, 0: 64, 2: 64}
     # equal sizes: the buffer added last is placed first (TFLM fills its list from the back)
-    t = [ArenaTensor(0, "a", 32, 0, 2), ArenaTensor(1, "b", 32, 1, 3)]
-    assert tflm_greedy(t, 16).offsets == {1: 0, 0: 32}
+    t = [BufferRequest(0, "a", 32, 0, 2), BufferRequest(1, "b", 32, 1, 3)]
+    assert greedy_plan(t, 16).offsets == {1: 0, 0: 32}
 
 
 @pytest.mark.parametrize("content, reason", [
@@ -166,8 +180,24 @@ def test_cli_plan_writes_and_proves(cnn, tmp_path, capsys):
     assert main(["plan", cnn, "--target", "cortex-m55+ethos-u55", "-o", str(out),
                  "--check-run", "--summary"]) == 0
     text = capsys.readouterr().out
-    assert "outputs identical               yes" in text
+    assert "execution check             outputs identical (TFLM's interpreter" in text
     assert tfl.load_tflite(out).offline_plan is not None
+
+
+def test_cli_json_plot_and_check_in_one_document(cnn, tmp_path, capsys):
+    import json
+
+    from memplan.cli import main
+
+    out, plot = tmp_path / "planned.tflite", tmp_path / "layout.svg"
+    assert main(["plan", cnn, "-o", str(out), "--check-run", "--json", "--plot",
+                 str(plot)]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)  # one document, nothing after it
+    validate_plan_json(data)
+    assert data["check"]["ran"] and data["check"]["identical"]
+    assert data["arenas"][0]["status"] == "at_bound"
+    assert plot.read_bytes().startswith(b"<?xml") and str(plot) in captured.err
 
 
 def test_cli_bad_tflite_is_one_line_exit_2(tmp_path, capsys):
@@ -198,8 +228,8 @@ def test_tensors_split_across_pools_when_sram_is_short(cnn, tmp_path):
                     'reachable_by = ["cpu"]\n\n'
                     '[[pools]]\nname = "dram"\ncapacity = 1048576\nalignment = 16\n'
                     'reachable_by = ["cpu"]\n')
-    plan = plan_tflite(cnn, target=load_target(str(path)))
-    assert plan.plan.peak > 4096 and plan.split is not None
+    _, plan = plan_tflite(cnn, target=load_target(str(path)))
+    assert plan.total > 4096 and plan.split is not None
     usage = {u.space: u for u in plan.split.placement.usage}
     assert usage["sram"].peak <= 4096 and usage["dram"].buffers >= 1
     spaces = {d.space for d in plan.split.placement.decisions}
@@ -212,7 +242,7 @@ def test_scratch_of_reference_kernels_is_reserved(attention):
     model = tfl.load_tflite(attention)
     means = [n for op, n in model.scratch if op.name == "MEAN"]
     assert means and set(means) == {12, 4}  # rank 3 and one axis, four bytes each
-    scratch = [t for t in model.arena_tensors() if t.key >= len(model.tensors)]
+    scratch = [t for t in tensors_of(model) if t.key >= len(model.tensors)]
     assert len(scratch) == len(model.scratch) and all(t.end == t.start + 1 for t in scratch)
 
 

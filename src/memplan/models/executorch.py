@@ -23,18 +23,18 @@ honoured here the same way:
 Lifetimes are ExecuTorch's: inclusive node-index ranges, graph inputs from 0 and mutable
 buffers to the last node; memplan's are half-open, hence `end + 1`.
 
-Each arena is packed by `memplan.pack`: the heuristics, then, when their peak is above
-the live-bytes lower bound, the exact solver within `time_limit`; every plan is validated
-before it is written back.
+Each call is planned by the model driver (`driver.plan_arena`, the same for every front
+end): placed across the pools by `memplan.place`, each arena packed by `pack.solve` (the
+heuristics, the exact solver within `time_limit` when they are above the live-bytes
+lower bound, ExecuTorch's own plan and the placement's as incumbents); every plan is
+validated before it is written back.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from executorch.exir.memory_planning import (
@@ -45,33 +45,16 @@ from executorch.exir.memory_planning import (
 from executorch.exir.passes.memory_planning_pass import MemoryPlanningPass
 from executorch.exir.tensor import TensorSpec
 
-from ..pack import (
-    Buffer,
-    PackResult,
-    Problem,
-    Solution,
-    SolveStatus,
-    lower_bound,
-    plan,
-    validate,
-)
-from ..pack.heuristics import choose_offset
-from ..pack.planner import plan_exact
+from ..buffers import BufferRequest
+from ..errors import BudgetError
+from ..frontends.base import Arena, RuntimePlan
+from ..pack.solve import Proof
 
 DEFAULT_ARENA = 1  # arena 0 holds constants; ExecuTorch plans activations into 1
 
 
 class PlanningError(Exception):
     """The tensors cannot be planned as asked (a pool too small, a broken alias)."""
-
-
-class Proof(Enum):
-    """How far an arena's size is known to be from the best possible."""
-
-    AT_BOUND = "at the lower bound"  # peak equals the most bytes live at once
-    OPTIMAL = "proven optimal"  # above the bound, and the exact solver proved nothing lower
-    OPEN = "not proven"  # the exact solver ran out of time
-    HEURISTIC = "heuristic only"  # the exact solver was not asked
 
 
 @dataclass(frozen=True)
@@ -86,18 +69,43 @@ class ArenaPool:
 
 @dataclass(frozen=True)
 class ArenaPlan:
-    """One arena of one graph, as planned."""
+    """One arena of one graph, as the driver planned it."""
 
+    call: int  # which call planned it: submodules come first, the top graph last
     mem_id: int
-    name: str
-    tensors: int  # specs packed in it (storage-backed specs excluded)
-    reserved: int  # bytes a control-flow submodule owns at its bottom
-    lower_bound: int  # reserved + most bytes live at once + padding
-    size: int  # the arena's size as returned to ExecuTorch
-    proof: Proof
-    seconds: float
-    capacity: int | None = None
-    call: int = 0  # which call planned it: submodules come first, the top graph last
+    plan: Any  # driver.ArenaPlan
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+    @property
+    def tensors(self) -> int:
+        return len(self.plan.buffers)
+
+    @property
+    def reserved(self) -> int:
+        return self.plan.reserved
+
+    @property
+    def lower_bound(self) -> int:
+        return self.plan.lower_bound
+
+    @property
+    def size(self) -> int:
+        return self.plan.size
+
+    @property
+    def proof(self) -> Proof:
+        return self.plan.proof
+
+    @property
+    def seconds(self) -> float:
+        return self.plan.seconds
+
+    @property
+    def capacity(self) -> int | None:
+        return self.plan.capacity
 
 
 @dataclass(frozen=True)
@@ -115,25 +123,30 @@ class Spill:
 class MemplanAlgorithm:
     """The algorithm for `MemoryPlanningAlgorithmSuite(algo_list=[...])`.
 
-    `time_limit` bounds the exact solver per arena (None or 0: heuristics only).
-    `pools`, fastest first, turns on placement across several memories: unpinned
-    tensors fill the first pool and spill to the next, by whichever of two admissions
-    keeps more bytes in the first pool (smallest first, or largest first, each by best
-    fit); a pool's capacity is never exceeded. After a call, `arenas`
-    and `spills` say what was done (appended per graph, submodules first; `top_arenas`
-    are the top graph's).
+    Each call turns ExecuTorch's specs into `BufferRequest`s (the one place it does),
+    computes ExecuTorch's own plan of them (`greedy`, or `banked_greedy` with `pools`)
+    as the runtime's plan, and hands them to the driver's planner (`driver.plan_arena`:
+    with `pools`, fastest first, the placement policy of `memplan.place` spreads the
+    unpinned tensors across the pools; each arena is packed by `pack.solve`, which
+    keeps the best of memplan's, ExecuTorch's and the placement's plans). `time_limit`
+    bounds the exact solver per arena (None or 0: heuristics only). After a call,
+    `arenas` and `spills` say what was done (appended per graph, submodules first;
+    `top_arenas` are the top graph's), and `buffers` the top graph's requests.
     """
 
     def __init__(self, *, time_limit: float | None = 10.0,
-                 pools: Sequence[ArenaPool] | None = None) -> None:
+                 pools: Sequence[ArenaPool] | None = None,
+                 planner: Callable[[Arena], Sequence[Any]] | None = None) -> None:
         self.time_limit = time_limit
         self.pools = tuple(pools or ())
         if len({p.mem_id for p in self.pools}) != len(self.pools):
             raise ValueError("pools must have distinct mem_ids")
         if any(p.mem_id < 1 for p in self.pools):
             raise ValueError("arena 0 holds constants: pool mem_ids start at 1")
+        self.planner = planner or self._plan_arena
         self.arenas: list[ArenaPlan] = []
         self.spills: list[Spill] = []
+        self.views: list[tuple[int, Arena]] = []  # (call, what it asked the planner)
         self.calls = 0
         # The suite names algorithms by __name__ when it compares them.
         self.__name__ = "memplan"
@@ -149,20 +162,42 @@ class MemplanAlgorithm:
         for spec in specs:
             spec.realign(alignment)
         roots = [s for s in specs if s.storage_base is None]
-        arena_of = self._choose_arenas(roots, reserved, alignment)
+        names = _op_names(graph_module)
+        requests = {spec: self._request(i, spec, names) for i, spec in enumerate(roots)}
+        runtime, refused = self._runtime_plan(alignment, specs, graph_module,
+                                              graph_signature, extra_padding, requests)
 
+        arena_of: dict[TensorSpec, int] = {}
         offsets: dict[TensorSpec, int] = {}
         sizes: dict[int, int] = {}
-        for mem_id in sorted(set(arena_of.values())):
-            members = [s for s in roots if arena_of[s] == mem_id]
-            incumbent = self._incumbents.get(mem_id)
-            arena_offsets, arena = self._pack_arena(
-                mem_id, members, _at(reserved, mem_id), alignment, extra_padding, incumbent)
-            offsets.update(arena_offsets)
-            sizes[mem_id] = arena.size
-            self.arenas.append(arena)
+        spec_of = {r.key: spec for spec, r in requests.items()}
+        for name, members in self._groups(roots, requests).items():
+            arena = Arena(name, tuple(members), alignment, runtime, refused,
+                          {self.arena_name(m): r for m, r in enumerate(reserved) if r},
+                          extra_padding)
+            self.views.append((self.calls, arena))
+            try:
+                plans = self.planner(arena)
+            except BudgetError as err:
+                raise PlanningError(str(err)) from None
+            for planned in plans:
+                mem_id = self._mem_id(planned.name)
+                if mem_id is None:
+                    raise PlanningError(f"the planner put tensors in {planned.name}, "
+                                        "which is no arena of this program")
+                capacity = self._pool(mem_id).capacity if self._pool(mem_id) else None
+                if capacity is not None and planned.size > capacity:
+                    raise PlanningError(f"pool {planned.name} needs {planned.size} bytes of "
+                                        f"{capacity}")
+                for key, offset in planned.offsets.items():
+                    offsets[spec_of[key]] = offset
+                    arena_of[spec_of[key]] = mem_id
+                sizes[mem_id] = planned.size
+                self.arenas.append(ArenaPlan(self.calls, mem_id, planned))
+                self.spills += [_spill(s, spec_of[s.buffer.key]) for s in planned.spills]
         _resolve_storage_bases(specs, arena_of, offsets)
         self.calls += 1
+        self.specs = spec_of  # the last call's (the top graph's) specs by buffer key
 
         result = MemoryAlgoResult({}, [])
         for spec, mem_obj_id in _memory_objects(specs, arena_of, offsets).items():
@@ -179,146 +214,87 @@ class MemplanAlgorithm:
     def top_arenas(self) -> list[ArenaPlan]:
         return [a for a in self.arenas if a.call == self.calls - 1]
 
-    # --- arenas -------------------------------------------------------------------------
+    # --- the adaptation to BufferRequest --------------------------------------------------
+
+    def _request(self, key: int, spec: TensorSpec, names: dict[int, str]) -> BufferRequest:
+        pinned = self.arena_name(spec.mem_id) if spec.mem_id is not None else None
+        return BufferRequest(key, names.get(id(spec), "?"), spec.allocated_memory,
+                             spec.lifetime[0], spec.lifetime[1] + 1, pinned=pinned)
+
+    def _groups(self, roots: list[TensorSpec], requests: dict[TensorSpec, BufferRequest]
+                ) -> dict[str, list[BufferRequest]]:
+        """The buffers planned together: with pools, every spec unpinned or pinned to a
+        pool (placement spreads them); each other pinned arena apart."""
+        groups: dict[str, list[BufferRequest]] = {}
+        shared = self.arena_name(DEFAULT_ARENA) if not self.pools else "pools"
+        for spec in roots:
+            pool = self._pool(spec.mem_id) if spec.mem_id is not None else None
+            if spec.mem_id is None or pool is not None:
+                name = shared
+            else:
+                name = self.arena_name(spec.mem_id)
+            groups.setdefault(name, []).append(requests[spec])
+        return groups
+
+    def arena_name(self, mem_id: int) -> str:
+        pool = self._pool(mem_id)
+        return pool.name if pool else f"arena {mem_id}"
+
+    def _mem_id(self, name: str) -> int | None:
+        for pool in self.pools:
+            if pool.name == name:
+                return pool.mem_id
+        if name.startswith("arena ") and name[6:].isdigit():
+            return int(name[6:])
+        return None
 
     def _pool(self, mem_id: int | None) -> ArenaPool | None:
         return next((p for p in self.pools if p.mem_id == mem_id), None)
 
-    def _choose_arenas(self, roots: list[TensorSpec], reserved: list[int],
-                       alignment: int) -> dict[TensorSpec, int]:
-        """The arena of every unaliased spec: its pin, else arena 1 or a pool's."""
-        self._incumbents: dict[int, dict[TensorSpec, int]] = {}
-        if not self.pools:
-            return {s: s.mem_id if s.mem_id is not None else DEFAULT_ARENA for s in roots}
-        fixed = {s: s.mem_id for s in roots if s.mem_id is not None and not self._pool(s.mem_id)}
-        free = [s for s in roots if s not in fixed]
-        capacities = {p.mem_id: max(0, p.capacity - _at(reserved, p.mem_id)) for p in self.pools}
-        # Two admissions, and the one that keeps more bytes in the first (fastest) pool
-        # wins: smallest first (the most tensors, as `memplan.place` admits) and largest
-        # first (the most bytes when a few large tensors dominate).
-        options = [self._admit(free, capacities, alignment, largest_first=False),
-                   self._admit(free, capacities, alignment, largest_first=True)]
-        fast = self.pools[0].mem_id
-        chosen = max(options, key=lambda o: (len(o), sum(  # placing everything comes first
-            s.allocated_memory for s, (mem_id, _) in o.items() if mem_id == fast)))
-        arena_of = dict(fixed)
-        for spec in free:
-            if spec not in chosen:
-                raise PlanningError(
-                    f"no pool can hold a {spec.allocated_memory}-byte tensor (shape "
-                    f"{list(spec.shape)}): {self._why_not(spec, capacities)}")
-            mem_id, offset = chosen[spec]
-            arena_of[spec] = mem_id
-            self._incumbents.setdefault(mem_id, {})[spec] = offset
-            if mem_id != fast and spec.mem_id is None:
-                self.spills.append(Spill(
-                    tuple(spec.shape), str(spec.dtype).removeprefix("torch."),
-                    spec.allocated_memory, (spec.lifetime[0], spec.lifetime[1]),
-                    self._pool(mem_id).name, self._refusals(spec, mem_id, chosen, capacities)))
-        return arena_of
+    def _runtime_plan(self, alignment: int, specs: list[TensorSpec], graph_module: Any,
+                      graph_signature: Any, extra_padding: int,
+                      requests: dict[TensorSpec, BufferRequest]
+                      ) -> tuple[RuntimePlan | None, str | None]:
+        """ExecuTorch's own planner on the same specs: what it would do without us."""
+        from executorch.exir.memory_planning import greedy
 
-    def _admit(self, specs: list[TensorSpec], capacities: dict[int, int], alignment: int,
-               largest_first: bool) -> dict[TensorSpec, tuple[int, int]]:
-        """Pinned specs, then the others in size order, each at its best-fit offset in
-        the first pool (fastest first) where it stays within the capacity: (arena, offset)
-        per admitted spec. A spec no pool takes is left out."""
-        admitted: dict[TensorSpec, tuple[int, int]] = {}
-        sign = -1 if largest_first else 1
-        order = sorted(specs, key=lambda s: (s.mem_id is None, sign * s.allocated_memory,
-                                             s.lifetime[0], s.lifetime[1]))
-        for spec in order:
-            pools = [self._pool(spec.mem_id)] if spec.mem_id is not None else self.pools
-            for pool in pools:
-                busy = sorted((offset, offset + other.allocated_memory)
-                              for other, (mem_id, offset) in admitted.items()
-                              if mem_id == pool.mem_id and _live_together(spec, other))
-                offset = choose_offset(busy, spec.allocated_memory, alignment, best_fit=True)
-                if offset + spec.allocated_memory <= capacities[pool.mem_id]:
-                    admitted[spec] = (pool.mem_id, offset)
-                    break
-        return admitted
+        if self.pools:
+            from executorch.exir.banked_memory_planning import (
+                Bank,
+                BankedGreedy,
+                TargetMemoryMap,
+            )
 
-    def _refusals(self, spec: TensorSpec, mem_id: int,
-                  chosen: dict[TensorSpec, tuple[int, int]],
-                  capacities: dict[int, int]) -> tuple[tuple[str, str], ...]:
-        """Why each faster pool did not take `spec` in the admission chosen."""
-        reasons = []
-        for pool in self.pools:
-            if pool.mem_id == mem_id:
-                break
-            reasons.append((pool.name, self._why_pool_refused(spec, pool, chosen, capacities)))
-        return tuple(reasons)
+            planner = BankedGreedy(TargetMemoryMap(
+                [Bank(p.name, p.capacity, p.mem_id, p.alignment) for p in self.pools]))
+            label = "executorch banked_greedy"
+        else:
+            planner, label = greedy, "executorch greedy"
+        try:
+            result = planner(alignment, specs, graph_module, graph_signature, extra_padding)
+        except Exception as err:  # BankPlacementError and whatever else its planner raises
+            return None, str(err).strip().splitlines()[0] if str(err).strip() else \
+                type(err).__name__
+        placed = {requests[s].key: result.spec_dict[s] for s in requests
+                  if s in result.spec_dict}
+        sizes = {self.arena_name(m): size for m, size in enumerate(result.bufsizes) if m}
+        return RuntimePlan(label, {k: r.mem_offset for k, r in placed.items()}, sizes,
+                           {k: self.arena_name(r.mem_id) for k, r in placed.items()}), None
 
-    def _why_pool_refused(self, spec: TensorSpec, pool: ArenaPool,
-                          chosen: dict[TensorSpec, tuple[int, int]],
-                          capacities: dict[int, int]) -> str:
-        capacity = capacities[pool.mem_id]
-        if spec.allocated_memory > capacity:
-            return f"{spec.allocated_memory} B is over the capacity of {capacity} B"
-        live = spec.allocated_memory + sum(
-            other.allocated_memory for other, (mem_id, _) in chosen.items()
-            if mem_id == pool.mem_id and _live_together(spec, other))
-        return (f"full: {live} B of its tensors would be live at once with it, "
-                f"{capacity} B fit" if live > capacity else
-                f"full: no gap of {spec.allocated_memory} B left where it is live")
+    def _plan_arena(self, arena: Arena) -> Sequence[Any]:
+        from ..driver import plan_arena
 
-    def _why_not(self, spec: TensorSpec, capacities: dict[int, int]) -> str:
-        return "; ".join(f"{p.name} holds {capacities[p.mem_id]} B" for p in self.pools)
-
-    def _pack_arena(self, mem_id: int, members: list[TensorSpec], reserved: int,
-                    alignment: int, extra_padding: int,
-                    incumbent: dict[TensorSpec, int] | None
-                    ) -> tuple[dict[TensorSpec, int], ArenaPlan]:
-        pool = self._pool(mem_id)
-        align = _arena_alignment(alignment, pool)
-        base = _round_up(reserved, align)
-        started = time.perf_counter()
-        packed = [s for s in members if s.allocated_memory > 0]
-        problem = Problem(tuple(
-            Buffer(str(i), s.lifetime[0], s.lifetime[1] + 1, s.allocated_memory, align)
-            for i, s in enumerate(packed)))
-        best, proof = self._solve(problem, packed, incumbent)
-        offsets = {s: base for s in members}  # an empty tensor occupies no bytes
-        for s, offset in zip(packed, best.solution.offsets, strict=True):
-            offsets[s] = base + offset
-        size = base + best.peak + (extra_padding if members else 0)
-        arena = ArenaPlan(
-            mem_id, pool.name if pool else f"arena {mem_id}", len(members), reserved,
-            base + best.lower_bound + (extra_padding if members else 0), size, proof,
-            time.perf_counter() - started, pool.capacity if pool else None, self.calls)
-        if pool is not None and size > pool.capacity:
-            raise PlanningError(f"pool {pool.name} needs {size} bytes of {pool.capacity}")
-        return offsets, arena
-
-    def _solve(self, problem: Problem, packed: list[TensorSpec],
-               incumbent: dict[TensorSpec, int] | None) -> tuple[PackResult, Proof]:
-        best = plan(problem)
-        if incumbent is not None and packed:
-            # The placement policy already holds a packing that fits its pool; keep it
-            # unless the packers find a lower one.
-            kept = Solution(tuple(incumbent[s] for s in packed), "placement")
-            validate(problem, kept, check_capacity=False)
-            if kept.peak(problem) < best.peak:
-                best = PackResult(problem, kept, best.lower_bound, kept.peak(problem), 0.0)
-        if best.peak <= best.lower_bound:
-            return best, Proof.AT_BOUND
-        if not self.time_limit:
-            return best, Proof.HEURISTIC
-        exact = plan_exact(problem, minimize=True, time_limit=self.time_limit)
-        if exact.peak <= best.peak:
-            best = exact
-        if best.peak <= best.lower_bound:
-            return best, Proof.AT_BOUND
-        proven = exact.status is SolveStatus.OPTIMAL and exact.peak == best.peak
-        return best, Proof.OPTIMAL if proven else Proof.OPEN
+        return plan_arena(arena, target=pools_target(self.pools), splits=True,
+                          time_limit=self.time_limit)
 
 
 def planning_pass(*, time_limit: float | None = 10.0, pools: Sequence[ArenaPool] | None = None,
+                  planner: Callable[[Arena], Sequence[Any]] | None = None,
                   **pass_options: Any) -> MemoryPlanningPass:
     """A `MemoryPlanningPass` planned by memplan; options go to the pass
     (`alloc_graph_input`, `alignment`, ...). Its algorithm is `.memory_planning_algo`
     `.algo_list[0]`, whose `arenas` and `spills` tell what it did."""
-    algo = MemplanAlgorithm(time_limit=time_limit, pools=pools)
+    algo = MemplanAlgorithm(time_limit=time_limit, pools=pools, planner=planner)
     return MemoryPlanningPass(
         memory_planning_algo=MemoryPlanningAlgorithmSuite(algo_list=[algo]), **pass_options)
 
@@ -330,29 +306,46 @@ def pools_from_target(target: Any) -> tuple[ArenaPool, ...]:
                  for i, p in enumerate(target.pools))
 
 
-def live_bytes_bound(specs: Iterable[TensorSpec]) -> int:
-    """The most bytes of these (unaliased, realigned) specs live at once."""
-    return lower_bound(Problem(tuple(
-        Buffer(str(i), s.lifetime[0], s.lifetime[1] + 1, s.allocated_memory)
-        for i, s in enumerate(specs) if s.allocated_memory > 0)))
+def pools_target(pools: Sequence[ArenaPool]) -> Any:
+    """The pools as a target for `memplan.place` (None without pools: one arena)."""
+    if not pools:
+        return None
+    from ..targets.model import Pool, Target
+
+    return Target("executorch pools", "the arenas given to planning_pass", ("cpu",),
+                  pools=tuple(Pool(p.name, p.capacity, p.alignment, ("cpu",)) for p in pools))
 
 
 # --- helpers --------------------------------------------------------------------------
-
-def _at(values: list[int], index: int) -> int:
-    return values[index] if index < len(values) else 0
-
-
-def _round_up(value: int, alignment: int) -> int:
-    return -(-value // alignment) * alignment
-
 
 def _arena_alignment(alignment: int, pool: ArenaPool | None) -> int:
     return math.lcm(alignment, pool.alignment) if pool else alignment
 
 
-def _live_together(a: TensorSpec, b: TensorSpec) -> bool:
-    return a.lifetime[0] <= b.lifetime[1] and b.lifetime[0] <= a.lifetime[1]
+def _spill(spill: Any, spec: TensorSpec) -> Spill:
+    return Spill(tuple(spec.shape), str(spec.dtype).removeprefix("torch."),
+                 spec.allocated_memory, (spec.lifetime[0], spec.lifetime[1]), spill.space,
+                 spill.reasons)
+
+
+def _op_names(graph_module: Any) -> dict[int, str]:
+    """What writes each spec (by id): an operator, or "input"."""
+    from executorch.exir import memory as exir_memory
+    from executorch.exir.memory_planning import get_node_tensor_specs
+
+    names: dict[int, str] = {}
+    graph = getattr(graph_module, "graph", None)
+    for node in graph.nodes if graph is not None else ():
+        for spec in get_node_tensor_specs(node):
+            if id(spec) in names:
+                continue
+            if node.op == "placeholder":
+                names[id(spec)] = "input"
+            elif node.op == "call_function" and node.target is not exir_memory.alloc:
+                target = node.target
+                name = getattr(target, "__name__", None) or str(target)
+                names[id(spec)] = name.removeprefix("aten.").removesuffix(".out")
+    return names
 
 
 def _resolve_storage_bases(specs: list[TensorSpec], arena_of: dict[TensorSpec, int],

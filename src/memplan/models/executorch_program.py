@@ -28,12 +28,9 @@ from executorch.exir.passes import MemoryPlanningPass
 from ..errors import InputError
 from ..pack import (
     Buffer,
-    PackResult,
     Problem,
-    Solution,
     live_bytes_profile,
     lower_bound,
-    validate,
 )
 from .executorch import ArenaPlan, ArenaPool, MemplanAlgorithm, Spill, planning_pass
 
@@ -125,14 +122,24 @@ def lower(exported: torch.export.ExportedProgram, planner: Planner, *,
     on ExecuTorch's constant propagation (weight-only subgraphs folded into constants)
     and its reinplace pass, which change which tensors exist, not where they go.
     """
-    algo: MemplanAlgorithm | None = None
+    return lower_with(exported, planner, _planning(planner, pools, time_limit), graph_fixes)
+
+
+def _planning(planner: Planner, pools: Sequence[ArenaPool], time_limit: float | None,
+              arena_planner: Any = None) -> MemoryPlanningPass:
     if planner is Planner.GREEDY:
-        planning: MemoryPlanningPass = MemoryPlanningPass()
-    elif planner is Planner.MEMPLAN:
-        planning = planning_pass(time_limit=time_limit, pools=pools)
+        return MemoryPlanningPass()
+    if planner is Planner.MEMPLAN:
+        return planning_pass(time_limit=time_limit, pools=pools, planner=arena_planner)
+    return _banked_greedy_pass(pools)
+
+
+def lower_with(exported: torch.export.ExportedProgram, planner: Planner,
+               planning: MemoryPlanningPass, graph_fixes: bool = False) -> Lowered:
+    """Lower a copy of `exported` with this memory-planning pass (see `lower`)."""
+    algo: MemplanAlgorithm | None = None
+    if planner is Planner.MEMPLAN:
         algo = planning.memory_planning_algo.algo_list[0]
-    else:
-        planning = _banked_greedy_pass(pools)
     config = ExecutorchBackendConfig(
         memory_planning_pass=planning, do_quant_fusion_and_const_prop=graph_fixes,
         run_reinplace_pass=graph_fixes)
@@ -250,39 +257,3 @@ def _op_name(target: Any) -> str:
 
 def _bytes(t: torch.Tensor) -> torch.Tensor:
     return t.detach().contiguous().reshape(-1).view(torch.uint8)
-
-
-@dataclass(frozen=True)
-class ModelPlan:
-    """One model planned by ExecuTorch's planner and by memplan, for `memplan plan`."""
-
-    memplan: Lowered
-    executorch: Lowered | None  # None when ExecuTorch's planner refused the model
-    executorch_error: str | None
-    pools: tuple[ArenaPool, ...]  # empty: one unbounded arena
-
-
-def plan_model(exported: torch.export.ExportedProgram, *, pools: Sequence[ArenaPool] = (),
-               time_limit: float | None = 10.0) -> ModelPlan:
-    """memplan's plan, and ExecuTorch's (`greedy`, or `banked_greedy` with pools) beside it.
-
-    memplan's `PlanningError` (a pool too small) propagates; ExecuTorch's refusal is kept
-    as its message, since the comparison is still worth showing.
-    """
-    ours = lower(exported, Planner.MEMPLAN, pools=pools, time_limit=time_limit)
-    theirs, error = None, None
-    try:
-        theirs = lower(exported, Planner.BANKED_GREEDY if pools else Planner.GREEDY,
-                       pools=pools)
-    except Exception as err:  # BankPlacementError and whatever else its planner raises
-        error = str(err).strip().splitlines()[0]
-    return ModelPlan(ours, theirs, error, tuple(pools))
-
-
-def arena_layout(lowered: Lowered, mem_id: int) -> PackResult:
-    """One arena's plan as a packing (for the layout plot): its unaliased tensors."""
-    rows = [r for r in lowered.tensors if r.mem_id == mem_id and not r.aliased and r.bytes]
-    problem = _problem(rows)
-    solution = Solution(tuple(r.offset for r in rows), lowered.planner.value)
-    validate(problem, solution, check_capacity=False)
-    return PackResult(problem, solution, lower_bound(problem), solution.peak(problem), 0.0)

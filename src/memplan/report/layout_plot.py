@@ -10,6 +10,7 @@ below, where it cannot hide a rectangle.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -22,7 +23,6 @@ from matplotlib.collections import PatchCollection  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 from ..errors import InputError  # noqa: E402
-from ..files import atomic_output  # noqa: E402
 from ..pack import PackResult, live_bytes_profile  # noqa: E402
 
 PLOT_FORMATS = (".svg", ".png", ".pdf")
@@ -48,16 +48,50 @@ def write_layout_plot(result: PackResult, file: IO[bytes], fmt: str, title: str 
         plt.close(figure)
 
 
-def save_layout_plot(result: PackResult, path: str | Path, title: str = "") -> None:
-    fmt = check_plot_path(path)
-    with atomic_output(path) as tmp, open(tmp, "wb") as f:
-        write_layout_plot(result, f, fmt, title)
-
-
 def draw_layout(result: PackResult, title: str = "") -> plt.Figure:
     problem = result.problem
     figure, (axes, live_axes) = plt.subplots(
         2, 1, figsize=(14, 9), sharex=True, gridspec_kw={"height_ratios": [4, 1]})
+    heading = title or "memory layout"
+    t_span, top = _set_up_panel(axes, result, f"{heading}: {len(problem)} buffers")
+    axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
+    _draw_live_bytes(live_axes, result)
+    figure.tight_layout(rect=(0, 0.03, 1, 1))
+    thin = _draw_rectangles(figure, axes, result, t_span, top)
+    _footnote(figure, thin)
+    return figure
+
+
+def draw_panels(panels: Sequence[tuple[str, PackResult]], title: str = "") -> plt.Figure:
+    """One panel per memory (arena, pool), each with its name, its capacity line when it
+    has one, and the buffers named as the plan's table names them."""
+    figure, axes_list = plt.subplots(len(panels) or 1, 1, figsize=(14, 3 + 4 * len(panels)),
+                                     squeeze=False)
+    spans = []
+    for axes, (name, result) in zip(axes_list[:, 0], panels, strict=False):
+        heading = f"{title}: {name}" if title else name
+        spans.append(_set_up_panel(axes, result, f"{heading}: {len(result.problem)} buffers"))
+        axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
+    figure.tight_layout(rect=(0, 0.03, 1, 1))
+    thin: list[str] = []
+    for axes, (_, result), (t_span, top) in zip(axes_list[:, 0], panels, spans, strict=False):
+        thin += _draw_rectangles(figure, axes, result, t_span, top)
+    _footnote(figure, thin)
+    return figure
+
+
+def write_panels_plot(panels: Sequence[tuple[str, PackResult]], file: IO[bytes], fmt: str,
+                      title: str = "") -> None:
+    """Draw one panel per memory into an open binary file (for `files.Outputs`)."""
+    figure = draw_panels(panels, title)
+    try:
+        figure.savefig(file, format=fmt, dpi=DPI)
+    finally:
+        plt.close(figure)
+
+
+def _set_up_panel(axes: plt.Axes, result: PackResult, heading: str) -> tuple[int, float]:
+    problem = result.problem
     t_min = min((b.start for b in problem.buffers), default=0)
     t_max = max((b.end for b in problem.buffers), default=1)
     top = max(result.peak, problem.capacity or 0, result.lower_bound, 1) * 1.05
@@ -65,18 +99,20 @@ def draw_layout(result: PackResult, title: str = "") -> plt.Figure:
     axes.set_ylim(0, top)
     axes.set_ylabel("address (bytes)")
     axes.ticklabel_format(style="plain", axis="y")
-    heading = title or "memory layout"
-    axes.set_title(f"{heading}: {len(problem)} buffers, peak {result.peak:,} B, "
+    axes.set_title(f"{heading}, peak {result.peak:,} B, "
                    f"lower bound {result.lower_bound:,} B ({result.ratio:.3f}x)")
     _draw_reference_lines(axes, result)
-    axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
-    _draw_live_bytes(live_axes, result)
-    figure.tight_layout(rect=(0, 0.03, 1, 1))
+    return t_max - t_min, top
 
+
+def _draw_rectangles(figure: plt.Figure, axes: plt.Axes, result: PackResult, t_span: int,
+                     top: float) -> list[str]:
+    """The buffers, at least a pixel thick; returns the ids of those drawn thicker."""
+    problem = result.problem
     # Data units per pixel, now that the layout is final.
     box = axes.get_window_extent()
     scale = DPI / figure.dpi
-    per_px_t = (t_max - t_min) / max(box.width * scale, 1)
+    per_px_t = max(t_span, 1) / max(box.width * scale, 1)
     per_px_y = top / max(box.height * scale, 1)
     thin: list[str] = []
     rectangles = []
@@ -90,12 +126,15 @@ def draw_layout(result: PackResult, title: str = "") -> plt.Figure:
                                     facecolor=colours(i % 20)))
     axes.add_collection(PatchCollection(rectangles, match_original=True,
                                         edgecolor="black", linewidth=0.3, alpha=0.85))
-    _label_large_rectangles(axes, result, (t_max - t_min), top)
+    _label_large_rectangles(axes, result, max(t_span, 1), top)
+    return thin
+
+
+def _footnote(figure: plt.Figure, thin: list[str]) -> None:
     if thin:
         shown = ", ".join(thin[:_FOOTNOTE_IDS]) + (", ..." if len(thin) > _FOOTNOTE_IDS else "")
         figure.text(0.01, 0.008, f"{len(thin)} buffer{'s' if len(thin) > 1 else ''} thinner "
                     f"than a pixel, drawn {_MIN_PIXELS:g} px thick: {shown}", fontsize=7)
-    return figure
 
 
 def _label_large_rectangles(axes: plt.Axes, result: PackResult, t_span: int,

@@ -1,83 +1,116 @@
-"""What `memplan plan MODEL` shows: the arena plan beside the bound and the runtime's own."""
+"""What `memplan plan MODEL` shows, for every front end: per arena the lower bound,
+memplan's size and the runtime's own, then the tensors, the spills, the execution check
+and the notes; as text, and as one JSON document (`plan_json`, schema in
+`plan_schema.json`, documented in docs/json-schema.md)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..plan_models import ModelPlan, RuntimeCheck
 from .table import format_table
 
-_RUNTIME_NAME = {"tflite": "TFLM greedy", "onnx": None}
+if TYPE_CHECKING:
+    from ..driver import ModelPlan
+    from ..frontends.base import RunCheck
+
+SCHEMA_VERSION = 1
 
 
-def summary_rows(plan: ModelPlan) -> list[tuple[str, object]]:
-    result = plan.plan.result
-    shared = sum(1 for t in plan.tensors if t.shares_with is not None)
-    rows: list[tuple[str, object]] = [
-        ("model", plan.path),
-        ("tensors planned", sum(1 for t in plan.tensors if t.key in plan.details)),
-        ("scratch buffers", sum(1 for t in plan.tensors if t.key not in plan.details)),
-        ("shared in place", shared),
-        ("lower bound", plan.plan.lower_bound),
-        ("memplan peak", plan.plan.peak),
-        ("peak / lower bound", f"{result.ratio:.4f}"),
-    ]
-    if result.status is not None:
-        rows += [("exact status", result.status), ("proven bound", result.proven_bound)]
-    name = _RUNTIME_NAME.get(plan.format)
-    if plan.runtime is not None and name:
-        rows += [(f"{name} peak", plan.runtime.peak),
-                 (f"{name} lower bound", plan.runtime_bound),
-                 ("saved against runtime", plan.runtime.peak - plan.plan.peak)]
-    if plan.target is not None and plan.target.pools:
-        pool = plan.target.pools[0]
-        fits = "yes" if plan.plan.peak <= pool.capacity else "no"
-        rows.append((f"fits {pool.name} ({pool.capacity} B)", fits))
-    if plan.output:
-        rows.append(("written", plan.output))
-    rows.append(("solve time", f"{result.seconds:.3f} s"))
-    return rows
+def runtime_planner(plan: ModelPlan) -> str | None:
+    """The runtime's own planner, as its column is headed."""
+    for arena in plan.view.arenas:
+        if arena.runtime is not None:
+            return arena.runtime.planner
+    return None
 
 
-def check_rows(check: RuntimeCheck) -> list[tuple[str, object]]:
-    return [
-        ("TFLM smallest arena, own plan", check.original_arena),
-        ("TFLM smallest arena, memplan's", check.planned_arena),
-        ("TFLM head / tail, own plan", f"{check.original_use.head} / {check.original_use.tail}"),
-        ("TFLM head / tail, memplan's", f"{check.planned_use.head} / {check.planned_use.tail}"),
-        ("outputs identical", "yes" if check.identical else "NO"),
-    ]
-
-
-def format_model_plan_text(plan: ModelPlan, check: RuntimeCheck | None = None,
-                           show_tensors: bool = True) -> str:
-    parts = []
-    offsets = plan.plan.offsets
+def format_plan_text(plan: ModelPlan, *, check: RunCheck | None = None,
+                     check_error: str | None = None, written: str | None = None,
+                     show_tensors: bool = True) -> str:
+    parts: list[str] = []
     if show_tensors:
-        rows = []
-        for t in sorted(plan.tensors, key=lambda t: (offsets[t.key], t.start)):
-            info = plan.details.get(t.key, {})
-            rows.append((t.key, _short(t.name), info.get("dtype", ""),
-                         "x".join(map(str, info.get("shape", []))), t.size, t.start, t.end,
-                         offsets[t.key], "-" if t.shares_with is None else t.shares_with))
-        parts.append(format_table(
-            ("tensor", "name", "type", "shape", "size", "from", "to", "offset", "shares"),
-            rows, right_align=[True, False, False, False, True, True, True, True, True]))
-        parts.append("")
-    summary = summary_rows(plan) + (check_rows(check) if check else [])
+        parts += [_tensor_table(plan), ""]
+    theirs = runtime_planner(plan)
+    refused = next((a.runtime_error for a in plan.view.arenas if a.runtime_error), None)
+    rows = [[a.name, len(a.buffers), a.lower_bound, a.size,
+             a.runtime if a.runtime is not None else ("refused" if refused else "-"),
+             a.proof.value, "-" if a.capacity is None else a.capacity] for a in plan.arenas]
+    parts.append(format_table(["arena", "tensors", "lower bound", "memplan",
+                               theirs or "runtime", "status", "capacity"], rows))
+    parts.append("")
+    summary: list[tuple[str, object]] = [("model", plan.view.path),
+                                         ("runtime", plan.runtime)]
+    summary.append(("memplan total", f"{plan.total:,} B (lower bound {plan.lower_bound:,} B)"))
+    if plan.runtime_total is not None and theirs:
+        ratio = plan.runtime_total / plan.total if plan.total else 1.0
+        summary.append((f"{theirs} total", f"{plan.runtime_total:,} B ({ratio:.3f}x memplan's)"))
+    elif refused:
+        summary.append((f"{theirs or 'the runtime'}", f"refused: {refused}"))
+    kept = sorted({a.chosen for a in plan.arenas if a.chosen != "memplan"})
+    if kept:
+        summary.append(("plan kept", ", ".join(kept) + " (lower than memplan's search)"))
+    if plan.target is not None:
+        summary.append(("target", plan.target.name))
+    if written:
+        summary.append(("written", written))
+    summary.append(("solve time", f"{sum(a.seconds for a in plan.arenas):.3f} s"))
+    summary += _check_rows(check, check_error)
     width = max(len(k) for k, _ in summary)
     parts.extend(f"{k.ljust(width)}  {v}" for k, v in summary)
+    spills = [s for a in plan.arenas for s in a.spills]
+    if spills:
+        parts += ["", f"{len(spills)} tensor(s) spilled from a faster pool:", format_table(
+            ["tensor", "name", "bytes", "from", "to", "pool", "why"],
+            [[s.buffer.key, _short(s.buffer.name), s.buffer.size, s.buffer.start,
+              s.buffer.end, s.space, "; ".join(f"{p}: {why}" for p, why in s.reasons)]
+             for s in spills])]
     if plan.split is not None:
-        parts += ["", _split_text(plan)]
-    parts += ["", *(f"note: {n}" for n in plan.notes)]
+        parts += ["", _split_text(plan, written)]
+    if plan.notes:
+        parts += ["", *(f"note: {n}" for n in plan.notes)]
     return "\n".join(parts) + "\n"
 
 
-def _split_text(plan: ModelPlan) -> str:
+def _tensor_table(plan: ModelPlan) -> str:
+    several = len(plan.arenas) > 1
+    rows = []
+    for arena in plan.arenas:
+        for b in sorted(arena.buffers, key=lambda b: (arena.offsets[b.key], b.start)):
+            info = plan.view.details.get(b.key, {})
+            rows.append([b.key, _short(b.name), info.get("dtype", ""),
+                         "x".join(map(str, info.get("shape", []))), b.size, b.start, b.end,
+                         *([arena.name] if several else []), arena.offsets[b.key],
+                         "-" if b.shares_with is None else b.shares_with])
+    headers = ["tensor", "name", "type", "shape", "size", "from", "to",
+               *(["arena"] if several else []), "offset", "shares"]
+    right = [True, False, False, False, True, True, True, *([False] if several else []),
+             True, True]
+    return format_table(headers, rows, right_align=right)
+
+
+def _check_rows(check: RunCheck | None, error: str | None) -> list[tuple[str, object]]:
+    if error is not None:
+        return [("execution check", f"FAILED: {error}")]
+    if check is None:
+        return []
+    rows: list[tuple[str, object]] = [
+        ("execution check", f"outputs {'identical' if check.identical else 'DIFFER'} "
+         f"({check.runtime}, the input's plan and memplan's, same random inputs)")]
+    if check.original.arena is not None:
+        rows += [("smallest arena, own plan", check.original.arena),
+                 ("smallest arena, memplan's", check.planned.arena)]
+    for name in check.original.extra:
+        rows.append((f"{name}, own plan / memplan's",
+                     f"{check.original.extra[name]} / {check.planned.extra.get(name)}"))
+    return rows
+
+
+def _split_text(plan: ModelPlan, written: str | None) -> str:
     split = plan.split
-    lines = [f"the planned tensors ({plan.plan.peak} B) exceed {plan.target.pools[0].name}: "
-             "tensors by pool, for an allocator with one region per pool (TFLM cannot "
-             "split tensors across memories; offsets in --json)"]
+    first = plan.target.pools[0].name
+    lines = [f"the planned tensors ({plan.total} B) exceed {first}: tensors by pool, for an "
+             f"allocator with one region per pool ({plan.runtime} cannot split tensors across "
+             "memories; offsets in --json)"]
     for use in split.placement.usage:
         lines.append(f"  {use.label}: peak {use.peak} B of {use.capacity} B, "
                      f"{use.buffers} buffer(s)")
@@ -85,51 +118,70 @@ def _split_text(plan: ModelPlan) -> str:
                 if not d.placed]
     if unplaced:
         lines.append(f"  {len(unplaced)} tensor group(s) fit no pool")
-    if plan.output:
-        lines.append(f"  {plan.output} holds the one-arena plan: TFLM's arena then goes in a "
-                     "pool that holds all of it")
+    if written:
+        lines.append(f"  {written} holds the one-arena plan: the arena then goes in a pool "
+                     "that holds all of it")
     return "\n".join(lines)
 
 
-def model_plan_json(plan: ModelPlan, check: RuntimeCheck | None = None) -> dict[str, Any]:
-    offsets = plan.plan.offsets
+def plan_json(plan: ModelPlan, *, check: RunCheck | None = None,
+              check_error: str | None = None, written: str | None = None) -> dict[str, Any]:
+    """The one JSON document of `memplan plan`, whatever the front end."""
+    theirs = runtime_planner(plan)
     out: dict[str, Any] = {
-        "model": plan.path,
-        "format": plan.format,
-        "alignment": plan.alignment,
+        "schema_version": SCHEMA_VERSION,
+        "model": plan.view.path,
+        "front_end": plan.front_end,
+        "runtime": plan.runtime,
+        "runtime_planner": theirs,
+        "runtime_error": next((a.runtime_error for a in plan.view.arenas if a.runtime_error),
+                              None),
+        "target": plan.target.name if plan.target is not None else None,
+        "arenas": [
+            {"name": a.name, "lower_bound": a.lower_bound, "memplan": a.size,
+             "runtime": a.runtime, "status": a.proof.value, "chosen": a.chosen,
+             "capacity": a.capacity, "reserved": a.reserved, "tensors": len(a.buffers),
+             "seconds": round(a.seconds, 6)}
+            for a in plan.arenas],
+        "total": {"lower_bound": plan.lower_bound, "memplan": plan.total,
+                  "runtime": plan.runtime_total},
         "tensors": [
-            {"key": t.key, "name": t.name, "size": t.size, "start": t.start, "end": t.end,
-             "offset": offsets[t.key], "shares_with": t.shares_with, **plan.details.get(t.key, {})}
-            for t in plan.tensors
-        ],
-        "lower_bound": plan.plan.lower_bound,
-        "peak": plan.plan.peak,
-        "status": plan.plan.result.status,
-        "proven_bound": plan.plan.result.proven_bound,
-        "runtime_peak": plan.runtime.peak if plan.runtime else None,
-        "runtime_lower_bound": plan.runtime_bound,
-        "written": plan.output,
+            {"key": b.key, "name": b.name, "arena": a.name, "size": b.size, "start": b.start,
+             "end": b.end, "offset": a.offsets[b.key], "shares_with": b.shares_with,
+             **{k: v for k, v in plan.view.details.get(b.key, {}).items()
+                if k in ("dtype", "shape", "bytes", "op")}}
+            for a in plan.arenas for b in a.buffers],
+        "spills": [
+            {"key": s.buffer.key, "name": s.buffer.name, "size": s.buffer.size,
+             "pool": s.space, "reasons": [{"pool": p, "why": w} for p, w in s.reasons]}
+            for a in plan.arenas for s in a.spills],
+        "pools": None,
+        "written": written,
         "notes": list(plan.notes),
+        "check": None,
     }
     if plan.split is not None:
         pools: dict[str, list[dict[str, Any]]] = {}
         for group, decision in zip(plan.split.groups, plan.split.placement.decisions,
                                    strict=True):
-            for t in group:
+            for b in group:
                 pools.setdefault(decision.space or "none", []).append(
-                    {"key": t.key, "name": t.name, "offset": decision.offset})
+                    {"key": b.key, "name": b.name, "offset": decision.offset})
         out["pools"] = {
             "usage": [{"pool": u.space, "peak": u.peak, "capacity": u.capacity,
                        "lower_bound": u.lower_bound} for u in plan.split.placement.usage],
             "tensors": pools,
         }
-    if check is not None:
-        out["tflm"] = {
-            "smallest_arena_own_plan": check.original_arena,
-            "smallest_arena_memplan": check.planned_arena,
-            "head_own_plan": check.original_use.head, "tail_own_plan": check.original_use.tail,
-            "head_memplan": check.planned_use.head, "tail_memplan": check.planned_use.tail,
-            "outputs_identical": check.identical,
+    if check is not None or check_error is not None:
+        out["check"] = {
+            "ran": check is not None,
+            "identical": check.identical if check is not None else None,
+            "runtime": check.runtime if check is not None else plan.runtime,
+            "arenas": None if check is None else {
+                "original": check.original.arena, "memplan": check.planned.arena,
+                "original_detail": dict(check.original.extra),
+                "memplan_detail": dict(check.planned.extra)},
+            "error": check_error,
         }
     return out
 
