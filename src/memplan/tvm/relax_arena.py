@@ -19,33 +19,51 @@ Use: `tvm.compile(mod, target, relax_pipeline=arena_pipeline())`.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from ..place.arena import ArenaPlan, plan_arena
+from ..pack.solve import Solved, solve
 from .relax_memory import FunctionMemory, read_function
 
 # TVM's runtime aligns allocations and zero-copy views to kAllocAlignment = 64
 # (include/tvm/runtime/device_api.h).
 ARENA_ALIGNMENT = 64
 ARENA_NAME = "memplan_arena"
+TVM_PLANNER = "TVM's own (StaticPlanBlockMemory)"
 
 
 @dataclass(frozen=True)
 class FunctionArena:
     memory: FunctionMemory
-    plan: ArenaPlan | None  # None: refused, or nothing to plan
+    offsets: dict[int, int] | None  # tensor key -> byte offset; None: refused or empty
+    size: int = 0  # bytes of the arena
+    plan: Solved | None = None  # memplan's packing, when planned here (not given)
 
     @property
     def name(self) -> str:
         return self.memory.name
 
 
-def plan_function(memory: FunctionMemory, time_limit: float | None = 10.0) -> FunctionArena:
+# A plan decided elsewhere (the driver, a JSON file): per function, arena size and offsets.
+FixedPlans = dict[str, tuple[int, dict[int, int]]]
+
+
+def plan_function(memory: FunctionMemory, time_limit: float | None = 10.0,
+                  fixed: FixedPlans | None = None) -> FunctionArena:
     if memory.refused or not memory.tensors:
         return FunctionArena(memory, None)
-    return FunctionArena(memory, plan_arena(memory.arena_tensors(), alignment=ARENA_ALIGNMENT,
-                                            time_limit=time_limit))
+    if fixed is not None:
+        if memory.name not in fixed:
+            return FunctionArena(memory, None)
+        size, offsets = fixed[memory.name]
+        return FunctionArena(memory, dict(offsets), size)
+    problem = memory.problem(ARENA_ALIGNMENT)
+    incumbents = {TVM_PLANNER: memory.tvm_offsets()} \
+        if memory.tvm_plan_holds(ARENA_ALIGNMENT) else {}
+    solved = solve(problem, incumbents=incumbents, time_limit=time_limit)
+    offsets = dict(enumerate(solved.result.solution.offsets))
+    return FunctionArena(memory, offsets, solved.result.peak, solved)
 
 
 def rewrite_function(func: Any, arena: FunctionArena) -> Any:
@@ -53,10 +71,10 @@ def rewrite_function(func: Any, arena: FunctionArena) -> Any:
     from tvm import relax
     from tvm.relax.op import memory
 
-    if arena.plan is None:
+    if arena.offsets is None:
         return func
     storages = {s.var for s in arena.memory.storages}
-    offsets = arena.plan.offsets
+    offsets = arena.offsets
     tensor_offset = {t.var: offsets[i] for i, t in enumerate(arena.memory.tensors)}
     arena_var = None
     bb = relax.BlockBuilder()
@@ -67,7 +85,7 @@ def rewrite_function(func: Any, arena: FunctionArena) -> Any:
             value = b.value
             if b.var in storages:
                 if arena_var is None:
-                    size = relax.ShapeExpr([arena.plan.peak])
+                    size = relax.ShapeExpr([arena.size])
                     call = memory.alloc_storage(size, 0, "global", "uint8")
                     arena_var = relax.Var(ARENA_NAME, b.var.ty)
                     bindings.append(relax.VarBinding(arena_var, bb.normalize(call)))
@@ -91,9 +109,9 @@ def rewrite_function(func: Any, arena: FunctionArena) -> Any:
 
 
 def arena_pass(arenas: list[FunctionArena] | None = None,
-               time_limit: float | None = 10.0) -> Any:
-    """The module pass: plan and rewrite every Relax function (not only main); appends
-    each function's arena (planned or refused) to `arenas` when given."""
+               time_limit: float | None = 10.0, fixed: FixedPlans | None = None) -> Any:
+    """The module pass: plan and rewrite every Relax function (not only main), or apply
+    the `fixed` plans; appends each function's arena (planned or refused) to `arenas`."""
     import tvm
     from tvm import relax
 
@@ -103,7 +121,8 @@ def arena_pass(arenas: list[FunctionArena] | None = None,
         for gv, func in mod.functions.items():
             if not isinstance(func, relax.Function):
                 continue
-            arena = plan_function(read_function(gv.name_hint, func, mod), time_limit)
+            arena = plan_function(read_function(gv.name_hint, func, mod), time_limit, fixed)
+            _check_offsets(arena)
             if arenas is not None:
                 arenas.append(arena)
             updates[gv] = rewrite_function(func, arena)
@@ -114,33 +133,61 @@ def arena_pass(arenas: list[FunctionArena] | None = None,
     return _pass
 
 
-def arena_pipeline(arenas: list[FunctionArena] | None = None,
-                   time_limit: float | None = 10.0) -> Any:
-    """TVM 0.27's default Relax build pipeline with memplan's arena after
-    StaticPlanBlockMemory; pass as `tvm.compile(..., relax_pipeline=...)`."""
-    import tvm
+def _check_offsets(arena: FunctionArena) -> None:
+    """A plan from outside is checked before TVM builds it: every tensor placed, 64-aligned,
+    inside the arena, and no two live at once sharing bytes."""
+    from ..errors import InputError
+    from ..pack import InvalidPlan, Solution, validate
+
+    if arena.offsets is None:
+        return
+    problem = dataclasses.replace(arena.memory.problem(ARENA_ALIGNMENT), capacity=arena.size)
+    missing = [b.id for key, b in enumerate(problem.buffers) if key not in arena.offsets]
+    if missing:
+        raise InputError(arena.name, f"the arena plan places no offset for {missing[0]}")
+    misaligned = [b.id for key, b in enumerate(problem.buffers)
+                  if arena.offsets[key] % ARENA_ALIGNMENT]
+    if misaligned:
+        raise InputError(arena.name, f"{misaligned[0]}'s offset is not a multiple of "
+                         f"{ARENA_ALIGNMENT}: ensure_zero_offset would copy it")
+    try:
+        validate(problem, Solution(tuple(arena.offsets[k] for k in range(len(problem.buffers)))))
+    except InvalidPlan as err:
+        raise InputError(arena.name, f"the arena plan is unsound: {err}") from None
+
+
+def passes_through_planning() -> list[Any]:
+    """TVM 0.27's default Relax build pipeline (`relax.pipeline.default_build_pipeline`,
+    what `tvm.compile` runs for a CPU) up to and including StaticPlanBlockMemory."""
     from tvm.relax import backend
     from tvm.relax import transform as T  # noqa: N812 - TVM's own spelling
 
+    return [backend.DispatchSampling(), backend.DispatchSortScan(), T.LegalizeOps(),
+            T.RewriteDataflowReshape(), T.ToNonDataflow(), T.RemovePurityChecking(),
+            T.CallTIRRewrite(), T.StaticPlanBlockMemory()]
+
+
+def passes_after_planning() -> list[Any]:
+    """The rest of that pipeline."""
+    from tvm.relax import transform as T  # noqa: N812
+
+    return [T.RewriteCUDAGraph(), T.LowerAllocTensor(), T.KillAfterLastUse(),
+            T.LowerRuntimeBuiltin(), T.ComputePrimValue(), T.VMShapeLower(),
+            T.AttachGlobalSymbol()]
+
+
+def arena_pipeline(arenas: list[FunctionArena] | None = None,
+                   time_limit: float | None = 10.0, fixed: FixedPlans | None = None) -> Any:
+    """TVM 0.27's default Relax build pipeline with memplan's arena after
+    StaticPlanBlockMemory; pass as `tvm.compile(..., relax_pipeline=...)`. `fixed`: apply
+    these plans (e.g. what `memplan plan MODEL --runtime tvm -o PLAN.json` wrote)
+    instead of planning."""
+    import tvm
+
     @tvm.transform.module_pass(opt_level=0, name="memplan.ArenaPipeline")
     def _pipeline(mod: Any, _ctx: Any) -> Any:
-        return tvm.transform.Sequential([
-            backend.DispatchSampling(),
-            backend.DispatchSortScan(),
-            T.LegalizeOps(),
-            T.RewriteDataflowReshape(),
-            T.ToNonDataflow(),
-            T.RemovePurityChecking(),
-            T.CallTIRRewrite(),
-            T.StaticPlanBlockMemory(),
-            arena_pass(arenas, time_limit),
-            T.RewriteCUDAGraph(),
-            T.LowerAllocTensor(),
-            T.KillAfterLastUse(),
-            T.LowerRuntimeBuiltin(),
-            T.ComputePrimValue(),
-            T.VMShapeLower(),
-            T.AttachGlobalSymbol(),
-        ])(mod)
+        return tvm.transform.Sequential([*passes_through_planning(),
+                                         arena_pass(arenas, time_limit, fixed),
+                                         *passes_after_planning()])(mod)
 
     return _pipeline

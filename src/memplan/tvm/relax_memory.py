@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..models.arena import ArenaTensor
+from ..pack import Buffer, Problem, violations
 
 ARENA_SCOPE = "global"
 
@@ -61,9 +61,26 @@ class FunctionMemory:
         """TVM's own plan of the storages memplan would replace: their sum."""
         return sum(s.size for s in self.storages)
 
-    def arena_tensors(self) -> list[ArenaTensor]:
-        return [ArenaTensor(i, t.var.name, t.size, t.start, t.end)
-                for i, t in enumerate(self.tensors)]
+    def problem(self, alignment: int) -> Problem:
+        """The tensors as a packing problem; buffer i is tensor key i."""
+        return Problem([Buffer(t.var.name, t.start, t.end, t.size, alignment)
+                        for t in self.tensors])
+
+    def tvm_offsets(self) -> tuple[int, ...]:
+        """TVM's own plan as offsets: its storages side by side, each tensor at the start of
+        the storage it was given."""
+        base, at = 0, {}
+        for s in self.storages:
+            at[s.var] = base
+            base += s.size
+        return tuple(at[t.storage] for t in self.tensors)
+
+    def tvm_plan_holds(self, alignment: int) -> bool:
+        """TVM's plan is valid under memplan's lifetimes (then it is a fair incumbent)."""
+        from ..pack import Solution
+
+        return not violations(self.problem(alignment), Solution(self.tvm_offsets()),
+                              check_capacity=False)
 
 
 def flat_bindings(func: Any) -> list[Any] | None:

@@ -1,0 +1,80 @@
+"""Relax modules from the files users hold: a torch.export program (.pt2) through TVM's
+own importer (`tvm.relax.frontend.torch.from_exported_program`), or a Relax module
+saved as TVMScript (.py, read by `script.load_script`: checked before TVM's parser).
+
+Weights of a .pt2 become Relax constants (`keep_params_as_input=False`), so `main`
+takes the program's user inputs only. A TVMScript module is taken as printed: its
+`main` takes whatever parameters it declares.
+"""
+
+from __future__ import annotations
+
+import logging
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .runtime import require_tvm
+
+SCRIPT_SUFFIXES = (".py",)
+EXPORT_SUFFIXES = (".pt2",)
+
+
+def load_relax(path: str, data: bytes | None = None, suffix: str | None = None) -> Any:
+    """The Relax IRModule of a model file (or of its bytes `data`, with its `suffix`)."""
+    require_tvm(path)
+    suffix = (suffix or Path(path).suffix).lower()
+    if suffix in SCRIPT_SUFFIXES:
+        text = None
+        if data is not None:
+            text = data.decode("utf-8", errors="strict")
+        from .script import load_script
+
+        mod = load_script(path, text)
+        return _as_module(path, mod)
+    if suffix in EXPORT_SUFFIXES:
+        return from_exported(path, data)
+    raise InputError(path, f"TVM reads a torch.export program (.pt2) or a Relax module as "
+                     f"TVMScript (.py), not '{suffix}'")
+
+
+def _as_module(path: str, mod: Any) -> Any:
+    import tvm
+    from tvm import relax
+
+    if isinstance(mod, relax.Function):
+        mod = tvm.IRModule({"main": mod})
+    if not any(isinstance(f, relax.Function) for f in mod.functions.values()):
+        raise InputError(path, "no Relax function in this module (TIR kernels alone are "
+                         "checked with `memplan check`)")
+    return mod
+
+
+def from_exported(path: str, data: bytes | None = None) -> Any:
+    import io
+
+    import torch
+    from tvm.relax.frontend.torch import from_exported_program
+
+    source: Any = io.BytesIO(data) if data is not None else path
+    if data is None:
+        if not Path(path).is_file():
+            raise InputError(path, "no such file")
+        if not zipfile.is_zipfile(path):
+            raise InputError(path, "not a torch.export program (a .pt2 is a zip archive)")
+    torch_log = logging.getLogger("torch.export")
+    level = torch_log.level
+    torch_log.setLevel(logging.CRITICAL)  # torch logs a traceback of its own first
+    try:
+        exported = torch.export.load(source)
+    except Exception as err:  # noqa: BLE001 - torch raises many kinds; one line for the user
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InputError(path, f"torch cannot load it: {reason}") from None
+    finally:
+        torch_log.setLevel(level)
+    try:
+        return from_exported_program(exported, keep_params_as_input=False)
+    except Exception as err:  # noqa: BLE001 - an op TVM's importer lacks, in its words
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InputError(path, f"TVM's importer refuses it: {reason[:200]}") from None
