@@ -44,6 +44,8 @@ class TensorRecord:
     var: Any
     storage: Any  # the storage var it was placed in
     size: int  # bytes
+    dtype: str
+    shape: tuple[int, ...]
     start: int
     end: int  # exclusive: one past the last binding that uses it or an alias
 
@@ -139,7 +141,7 @@ def read_function(name: str, func: Any, module: Any) -> FunctionMemory:
         out.refused = "its body is not a sequence of bindings"
         return out
     storages: dict[Any, StorageRecord] = {}
-    defs: dict[Any, tuple[Any, int, int]] = {}  # tensor var -> (storage var, size, binding)
+    defs: dict[Any, tuple] = {}  # tensor var -> (storage var, size, binding, dtype, shape)
     alias_of: dict[Any, set[Any]] = {}  # value var -> tensor vars it may alias
     last_use: dict[Any, int] = {}
     storage_uses_ok = True
@@ -173,8 +175,10 @@ def read_function(name: str, func: Any, module: Any) -> FunctionMemory:
             elem = (dtype.bits * dtype.lanes + 7) // 8
             size = elem
             for d in shape:
-                size *= d if d is not None else 0
-            defs[b.var] = (value.args[0], size, i)
+                size *= d or 0
+            if None in shape:  # a dynamic dimension TVM bounded: its storage is the bound
+                size = storages[value.args[0]].size
+            defs[b.var] = (value.args[0], size, i, str(dtype), tuple(d or 0 for d in shape))
             alias_of[b.var] = {b.var}
             continue
         if any(v in storages for v in used):
@@ -199,8 +203,8 @@ def read_function(name: str, func: Any, module: Any) -> FunctionMemory:
     if not storage_uses_ok:
         return out
     out.storages = list(storages.values())
-    out.tensors = [TensorRecord(t, s, size, start, ends[t] + 1)
-                   for t, (s, size, start) in defs.items()]
+    out.tensors = [TensorRecord(t, s, size, dtype, shape, start, ends[t] + 1)
+                   for t, (s, size, start, dtype, shape) in defs.items()]
     return out
 
 
