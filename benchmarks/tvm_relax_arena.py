@@ -8,7 +8,7 @@ its proof; the largest kernel workspace (TIR buffers TVM sends to the workspace,
 outside any Relax plan); then build both ways and run `main` on the Relax VM with
 the same random inputs, comparing outputs byte for byte.
 
-    python benchmarks/tvm_relax_arena.py [--models resnet18,mobilenet_v2,encoder]
+    python benchmarks/tvm_relax_arena.py [--models resnet18,mobilenet_v2,encoder,small_cnn_onnx]
 """
 
 from __future__ import annotations
@@ -17,6 +17,23 @@ import argparse
 import time
 
 import torch
+
+# The ONNX models of benchmarks/onnx_build.py, with their symbolic batch fixed to 1.
+ONNX_MODELS = {"small_cnn_onnx": ("tests/data/small_cnn.onnx", {"x": [1, 1, 16, 16]})}
+
+
+def relax_module(name: str):  # noqa: ANN201 - a tvm.IRModule
+    from tvm.relax.frontend.torch import from_exported_program
+
+    if name in ONNX_MODELS:
+        from memplan.tvm.relax_import import load_relax
+
+        path, shapes = ONNX_MODELS[name]
+        return load_relax(path, shapes=shapes)
+    model, inputs = build_model(name)
+    with torch.no_grad():
+        exported = torch.export.export(model, inputs)
+    return from_exported_program(exported, keep_params_as_input=False)
 
 
 def build_model(name: str) -> tuple[torch.nn.Module, tuple]:
@@ -37,14 +54,12 @@ def build_model(name: str) -> tuple[torch.nn.Module, tuple]:
 
 
 def main() -> None:
-    from tvm.relax.frontend.torch import from_exported_program
-
     from memplan.tvm.relax_arena import plan_function
     from memplan.tvm.relax_plan import read_relax
     from memplan.tvm.relax_run import run_both
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--models", default="resnet18,mobilenet_v2,encoder")
+    parser.add_argument("--models", default="resnet18,mobilenet_v2,encoder,small_cnn_onnx")
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--no-run", action="store_true")
     args = parser.parse_args()
@@ -53,10 +68,7 @@ def main() -> None:
               f"{'workspace':>10} {'run':>10}")
     print(header)
     for name in args.models.split(","):
-        model, inputs = build_model(name)
-        with torch.no_grad():
-            exported = torch.export.export(model, inputs)
-        mod = from_exported_program(exported, keep_params_as_input=False)
+        mod = relax_module(name)
         memory = read_relax(mod)
         fixed = {}
         rows = []

@@ -2,9 +2,11 @@
 storages; the plan written as JSON for `memplan.tvm.relax_arena.arena_pipeline(fixed=...)`,
 run on the Relax VM.
 
-The model is a torch.export program (.pt2, `--runtime tvm`: the suffix is ExecuTorch's)
-or a Relax module saved as TVMScript (.py). `memplan.tvm.relax_plan` reads it through
-TVM's own pipeline; this module is the one place its tensors become `BufferRequest`s.
+The model is a torch.export program (.pt2, `--runtime tvm`: the suffix is ExecuTorch's),
+an ONNX graph (.onnx, `--runtime tvm`; its symbolic dimensions stay symbolic, and the
+storages TVM sizes by them stay TVM's) or a Relax module saved as TVMScript (.py).
+`memplan.tvm.relax_plan` reads it through TVM's own pipeline; this module is the one
+place its tensors become `BufferRequest`s.
 TVM's own plan of the same tensors is its storages side by side.
 """
 
@@ -59,7 +61,8 @@ class TvmRelaxFrontEnd:
             if fm.refused:
                 notes.append(f"@{fm.name} keeps TVM's plan: {fm.refused}")
                 continue
-            notes += [f"@{fm.name}: storage {why} stays TVM's" for why in fm.kept]
+            notes += [f"@{fm.name}: TVM's storage {why}: left to TVM, outside the arena"
+                      for why in fm.kept]
             if not fm.tensors:
                 continue
             buffers = tuple(BufferRequest(_key(fm.name, i), t.var.name, t.size, t.start, t.end,
@@ -114,7 +117,7 @@ class TvmRelaxFrontEnd:
 
     def run(self, original: bytes, written: bytes, seed: int, progress: Progress) -> RunCheck:
         from ..tvm.relax_import import load_relax
-        from ..tvm.relax_run import run_both
+        from ..tvm.relax_run import DynamicInput, run_both
 
         header, _, data = original.partition(b"\n")
         suffix = json.loads(header)["suffix"]
@@ -123,7 +126,10 @@ class TvmRelaxFrontEnd:
             mod = load_relax(f"model{suffix}", data, suffix)
         except InputError as err:
             raise RuntimeRefused("original", err.reason) from None
-        result = run_both(mod, fixed_plans(written, "plan"), seed, progress)
+        try:
+            result = run_both(mod, fixed_plans(written, "plan"), seed, progress)
+        except DynamicInput as err:
+            raise RuntimeRefused("original", str(err)) from None
         return RunCheck(result.identical, Measured(result.tvm_bytes),
                         Measured(result.memplan_bytes), self.runtime)
 

@@ -1,6 +1,8 @@
 """Relax modules from the files users hold: a torch.export program (.pt2) through TVM's
-own importer (`tvm.relax.frontend.torch.from_exported_program`), or a Relax module
-saved as TVMScript (.py, read by `script.load_script`: checked before TVM's parser).
+own importer (`tvm.relax.frontend.torch.from_exported_program`), an ONNX graph through
+`tvm.relax.frontend.onnx.from_onnx` (a protobuf: reading it runs nothing), or a Relax
+module saved as TVMScript (.py, read by `script.load_script`: checked before TVM's parser).
+An ONNX graph keeps its symbolic dimensions unless `shapes` fixes the inputs' shapes.
 
 Weights of a .pt2 become Relax constants (`keep_params_as_input=False`), so `main`
 takes the program's user inputs only. A TVMScript module is taken as printed: its
@@ -19,9 +21,11 @@ from .runtime import require_tvm
 
 SCRIPT_SUFFIXES = (".py",)
 EXPORT_SUFFIXES = (".pt2",)
+ONNX_SUFFIXES = (".onnx",)
 
 
-def load_relax(path: str, data: bytes | None = None, suffix: str | None = None) -> Any:
+def load_relax(path: str, data: bytes | None = None, suffix: str | None = None,
+               shapes: dict[str, list[int]] | None = None) -> Any:
     """The Relax IRModule of a model file (or of its bytes `data`, with its `suffix`)."""
     require_tvm(path)
     suffix = (suffix or Path(path).suffix).lower()
@@ -35,8 +39,26 @@ def load_relax(path: str, data: bytes | None = None, suffix: str | None = None) 
         return _as_module(path, mod)
     if suffix in EXPORT_SUFFIXES:
         return from_exported(path, data)
-    raise InputError(path, f"TVM reads a torch.export program (.pt2) or a Relax module as "
-                     f"TVMScript (.py), not '{suffix}'")
+    if suffix in ONNX_SUFFIXES:
+        return from_onnx_graph(path, data, shapes)
+    raise InputError(path, f"TVM reads a torch.export program (.pt2), an ONNX graph (.onnx) "
+                     f"or a Relax module as TVMScript (.py), not '{suffix}'")
+
+
+def from_onnx_graph(path: str, data: bytes | None,
+                    shapes: dict[str, list[int]] | None = None) -> Any:
+    import onnx
+    from tvm.relax.frontend.onnx import from_onnx
+
+    try:
+        model = onnx.load_from_string(data) if data is not None else onnx.load(path)
+    except Exception as err:  # noqa: BLE001 - protobuf's errors, in one line
+        raise InputError(path, f"not an ONNX model: {str(err)[:200]}") from None
+    try:
+        return from_onnx(model, shape_dict=shapes, keep_params_in_input=False)
+    except Exception as err:  # noqa: BLE001 - an op TVM's importer lacks, in its words
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InputError(path, f"TVM's ONNX importer refuses it: {reason[:200]}") from None
 
 
 def _as_module(path: str, mod: Any) -> Any:

@@ -11,6 +11,10 @@ from .relax_arena import FixedPlans, FunctionArena, arena_pipeline
 ENTRY = "main"
 
 
+class DynamicInput(ValueError):
+    """`main` takes an input of symbolic shape: no random input to make."""
+
+
 @dataclass(frozen=True)
 class RelaxRun:
     identical: bool
@@ -29,8 +33,10 @@ def random_inputs(func: Any, seed: int) -> list[Any]:
     arrays = []
     for p in func.params:
         info = p.ty if not hasattr(p, "struct_info") else p.struct_info
-        shape = [int(d) for d in info.shape.values] if isinstance(info.shape, relax.ShapeExpr) \
-            else [int(d) for d in info.shape]
+        dims = info.shape.values if isinstance(info.shape, relax.ShapeExpr) else info.shape
+        if not all(hasattr(d, "value") or isinstance(d, int) for d in dims):
+            raise DynamicInput(f"{ENTRY} takes {p.name} of symbolic shape {list(dims)}")
+        shape = [int(d) for d in dims]
         dtype = np.dtype(str(info.dtype))
         values = rng.standard_normal(shape) if dtype.kind == "f" else rng.integers(0, 8, shape)
         arrays.append(tvm.runtime.tensor(np.asarray(values).astype(dtype)))
