@@ -128,3 +128,57 @@ def test_pt2_through_the_driver(tmp_path):
     check = check_run(fe, plan)
     assert check.identical
     assert check.planned.arena == arena.size < check.original.arena
+
+
+# Three Relax functions: a helper main calls, and one whose allocations sit under an `if`.
+FUNCTIONS = '''# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def helper(x: R.Tensor((4, 16), dtype="float32"),
+               w: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((4, 16), dtype="float32"):
+        with R.dataflow():
+            lv: R.Tensor((16, 16), dtype="float32") = R.permute_dims(w, axes=[1, 0])
+            lv1: R.Tensor((4, 16), dtype="float32") = R.matmul(x, lv, out_dtype="float32")
+            lv2: R.Tensor((4, 16), dtype="float32") = R.nn.relu(lv1)
+            lv3: R.Tensor((4, 16), dtype="float32") = R.add(lv2, x)
+            R.output(lv3)
+        return lv3
+
+    @R.function
+    def branchy(x: R.Tensor((4, 16), dtype="float32"),
+                c: R.Tensor((), dtype="bool")) -> R.Tensor((4, 16), dtype="float32"):
+        if c:
+            lv: R.Tensor((4, 16), dtype="float32") = R.nn.relu(x)
+            lv1: R.Tensor((4, 16), dtype="float32") = R.add(lv, x)
+            r: R.Tensor((4, 16), dtype="float32") = R.add(lv1, lv1)
+        else:
+            r: R.Tensor((4, 16), dtype="float32") = R.add(x, x)
+        return r
+
+    @R.function
+    def main(x: R.Tensor((4, 16), dtype="float32"),
+             w: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((4, 16), dtype="float32"):
+        cls = Module
+        with R.dataflow():
+            lv: R.Tensor((4, 16), dtype="float32") = R.nn.relu(x)
+            lv1: R.Tensor((4, 16), dtype="float32") = R.add(lv, x)
+            lv2: R.Tensor((4, 16), dtype="float32") = R.multiply(lv1, lv)
+            R.output(lv2)
+        gv = cls.helper(lv2, w)
+        return gv
+'''
+
+
+def test_every_relax_function_planned_control_flow_refused(tmp_path, capsys):
+    path = tmp_path / "functions.py"
+    path.write_text(FUNCTIONS)
+    code = main(["plan", str(path), "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0
+    validate_plan_json(document)
+    assert [a["name"] for a in document["arenas"]] == ["helper", "main"]
+    assert any(n.startswith("@branchy keeps TVM's plan: allocations under control flow")
+               for n in document["notes"])
