@@ -148,6 +148,13 @@ def register_pipeline(policy: FramePolicy, plans: list[FramePlan] | None = None,
     return name
 
 
+def pipeline_for(target: Target, reserve: int = 0) -> str:
+    """The registered name of memplan's TIR pipeline for `target`:
+    `tvm.compile(mod, tvm_target, tir_pipeline=pipeline_for(load_target("cortex-m4")))`.
+    `reserve`: bytes of each frame kept for what is not a buffer (`build` finds it)."""
+    return register_pipeline(FramePolicy.of(target, reserve))
+
+
 @dataclass(frozen=True)
 class BuiltFrame:
     function: str
