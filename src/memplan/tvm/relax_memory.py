@@ -96,17 +96,14 @@ def flat_bindings(func: Any) -> list[Any] | None:
 
 
 def _call_op_name(value: Any) -> str | None:
+    """The operator a Relax call applies (`relax.memory.alloc_tensor`), None for a call of
+    a function or kernel."""
+    import tvm
     from tvm import relax
 
-    if isinstance(value, relax.Call) and isinstance(value.op, tvm_op_type()):
+    if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op):
         return str(value.op.name)
     return None
-
-
-def tvm_op_type() -> type:
-    import tvm
-
-    return tvm.ir.Op
 
 
 def _int(expr: Any) -> int | None:
@@ -144,7 +141,6 @@ def read_function(name: str, func: Any, module: Any) -> FunctionMemory:
     defs: dict[Any, tuple] = {}  # tensor var -> (storage var, size, binding, dtype, shape)
     alias_of: dict[Any, set[Any]] = {}  # value var -> tensor vars it may alias
     last_use: dict[Any, int] = {}
-    storage_uses_ok = True
     for i, b in enumerate(bindings):
         value = b.value if isinstance(b, relax.VarBinding) else None
         if value is None:
@@ -154,7 +150,7 @@ def read_function(name: str, func: Any, module: Any) -> FunctionMemory:
             out.refused = f"allocations under control flow (binding {b.var.name})"
             return out
         op = _call_op_name(value)
-        used = [v for v in relax.analysis.free_vars(value)]
+        used = list(relax.analysis.free_vars(value))
         for v in used:
             last_use[v] = i
         if op == "relax.memory.alloc_storage":
@@ -182,7 +178,6 @@ def read_function(name: str, func: Any, module: Any) -> FunctionMemory:
             alias_of[b.var] = {b.var}
             continue
         if any(v in storages for v in used):
-            storage_uses_ok = False
             out.refused = f"storage used by {b.var.name}, not by alloc_tensor"
             return out
         callee = value.op if isinstance(value, relax.Call) else None
@@ -200,8 +195,6 @@ def read_function(name: str, func: Any, module: Any) -> FunctionMemory:
     for v, tensors in alias_of.items():
         for t in tensors:
             ends[t] = max(ends.get(t, defs[t][2]), last_use.get(v, defs[t][2]))
-    if not storage_uses_ok:
-        return out
     out.storages = list(storages.values())
     out.tensors = [TensorRecord(t, s, size, dtype, shape, start, ends[t] + 1)
                    for t, (s, size, start, dtype, shape) in defs.items()]

@@ -64,11 +64,10 @@ def apply_policy(func: Any, name: str, policy: FramePolicy) -> tuple[Any, FrameP
     """`func` with memplan's decisions applied, and the plan."""
     from .tir import device_type_of, walk_allocations
 
-    device = device_type_of(func)
-    stmts = [s for s, _ in walk_allocations(func.body, device)]
-    records = [allocation_record(name, s, dev) for s, dev in walk_allocations(func.body, device)]
     # A pass gets the module TVM lowered: the same walk as `tir.allocations`.
-    plan = plan_frame(name, records, policy)
+    found = list(walk_allocations(func.body, device_type_of(func)))
+    stmts = [s for s, _ in found]
+    plan = plan_frame(name, [allocation_record(name, s, dev) for s, dev in found], policy)
     # Python wrappers of TVM nodes are made afresh on each access: match by buffer.
     by_buffer = [(s.buffer, d) for s, d in zip(stmts, plan.decisions, strict=True)]
     pending: list[list[Any]] = []
@@ -84,7 +83,7 @@ def apply_policy(func: Any, name: str, policy: FramePolicy) -> tuple[Any, FrameP
             annotations = dict(stmt.annotations or {})
             annotations[DISABLE_LOWER_BUILTIN] = 1
             return [_alloc_buffer(stmt.buffer, annotations)]
-        alloc, check, free = workspace_statements(stmt.buffer, dev, device)
+        alloc, check, free = workspace_statements(stmt.buffer, dev, d.allocation.device_type)
         pending[-1].append(free)
         return [alloc, check]
 
