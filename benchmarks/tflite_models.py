@@ -26,9 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from memplan.driver import RunFailure, check_run, plan_model
+from memplan.frontends.base import ReadOptions
 from memplan.pack import Buffer, Problem, lower_bound
 from memplan.pack.planner import plan_exact
-from memplan.plan_models import check_tflite_run, plan_tflite
 from memplan.report.table import format_table
 from memplan.targets import load_target
 
@@ -41,22 +42,26 @@ ALLOCATORS = ("LinearAlloc", "Greedy", "HillClimb")
 def tflm_rows(paths: list[Path], time_limit: float) -> list[tuple]:
     target = load_target(TARGET)
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for path in paths:
-            out = Path(tmp) / path.name
-            plan = plan_tflite(str(path), target=target, output=str(out), time_limit=time_limit)
-            check = check_tflite_run(plan)
-            rows.append((
-                path.stem, len(plan.tensors),
-                sum(1 for t in plan.tensors if t.shares_with is not None),
-                plan.runtime_bound, plan.runtime.peak, plan.plan.lower_bound, plan.plan.peak,
-                plan.plan.result.status or "heuristic",
-                check.original_use.head, check.planned_use.head,
-                check.original_arena, check.planned_arena,
-                check.planned_arena - check.original_arena,
-                "yes" if check.identical else "NO",
-            ))
-            print(f"  {path.stem}: done", file=sys.stderr)
+    for path in paths:
+        fe, plan = plan_model(str(path), options=ReadOptions(target, {}, True, time_limit))
+        [arena] = plan.arenas
+        runtime = plan.view.arenas[0].runtime
+        try:
+            check = check_run(fe, plan)
+        except RunFailure as err:  # TFLM crashed or refused: said in the row
+            check, failure = None, str(err).split(": ", 1)[-1]
+        cells = ("-",) * 5 + (failure,) if check is None else (
+            check.original.extra["head"], check.planned.extra["head"],
+            check.original.arena, check.planned.arena,
+            check.planned.arena - check.original.arena,
+            "yes" if check.identical else "NO")
+        rows.append((
+            path.stem, len(arena.buffers),
+            sum(1 for t in arena.buffers if t.shares_with is not None),
+            runtime.lower_bound, arena.runtime, arena.lower_bound, arena.size,
+            arena.proof.value, *cells,
+        ))
+        print(f"  {path.stem}: done", file=sys.stderr)
     return rows
 
 

@@ -17,13 +17,13 @@ from memplan.analysis.access import access_modes, written_constants
 from memplan.analysis.census import Allocation, take_census
 from memplan.analysis.copies import estimate_copies
 from memplan.analysis.devices import device_uses
+from memplan.check.budgets import pack_allocations
 from memplan.errors import InputError
 from memplan.ir import load_mlir
 from memplan.ir.ops import ALLOCATION_OPS, CONSTANT_OPS, FUNCTION_OPS, GLOBAL_OPS
 from memplan.ir.tensor_ops import destination_operands, is_linalg_structured
 from memplan.ir.walk import function_ops, functions, ops_named, walk
 from memplan.pack import plan
-from memplan.place.budgets import pack_allocations
 
 TESTS = Path(__file__).parent
 FILES = sorted([p for p in (TESTS / "data").rglob("*.mlir") if "peers" not in p.parts]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from memplan.analysis.census import Allocation
+from memplan.check.budgets import kernel_budgets
+from memplan.check.workgroup import workgroup_diagnostics
 from memplan.cli import main
 from memplan.ir import SourceLoc
-from memplan.place.budgets import kernel_budgets
-from memplan.place.workgroup import workgroup_diagnostics
 from memplan.report.diagnostics import format_diagnostic
 from memplan.targets import load_target
 

@@ -179,10 +179,9 @@ def _split_arena(arena: Arena, groups: list[list[BufferRequest]], target: Target
                    if d.space == name]
         if not members:
             continue
-        spills = tuple(
-            Spill(b, name, tuple((s, why) for s, why in d.refusals if s in order))
-            for g, d in members if d.refusals and g[0].pinned is None
-            for b in g[:1] if any(s in order for s, _ in d.refusals))
+        # An unpinned group that a faster pool refused, with each of its reasons.
+        spills = tuple(Spill(g[0], name, faster) for g, d in members if g[0].pinned is None
+                       and (faster := tuple((s, why) for s, why in d.refusals if s in order)))
         incumbent = tuple(d.offset for _, d in members)
         plans.append(_pack_space(arena, name, [g for g, _ in members], alignment,
                                  target.pool(name).capacity, incumbent, spills, time_limit))

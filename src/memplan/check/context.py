@@ -13,10 +13,10 @@ from ..analysis.devices import DeviceUse, device_uses
 from ..ir import MlirChunk
 from ..ir.ops import MEMREF_ALLOCATION_OPS
 from ..ir.walk import FunctionOps, function_of, function_ops
-from ..place.budgets import Budget, kernel_budgets, stack_frames
 from ..targets import Target
 from ..targets.applied import FunctionTarget, FunctionTargets, LimitOverrides, function_targets
 from ..transforms.hoist import HoistPlan, plan_hoist
+from .budgets import Budget, kernel_budgets, stack_frames
 
 
 @dataclass

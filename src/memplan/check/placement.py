@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from ..diagnostic import Diagnostic
 from ..frontends.mlir_census import resolve_devices
-from ..place.budgets import is_stack
-from ..place.workgroup import workgroup_diagnostics
+from .budgets import is_stack
 from .context import CheckContext
 from .stack import describe_type
+from .workgroup import workgroup_diagnostics
 
 
 def check_workgroup(ctx: CheckContext) -> list[Diagnostic]:

@@ -28,8 +28,8 @@ from ..analysis.census import Allocation
 from ..diagnostic import Diagnostic, Note
 from ..ir import source_loc
 from ..ir.ops import LLVM_ALLOCATION_OPS, STACK_ALLOCATION_OPS
-from ..place.budgets import is_stack
 from ..transforms.hoist import HoistKind
+from .budgets import is_stack
 from .context import CheckContext
 
 TOP_CONTRIBUTORS = 3

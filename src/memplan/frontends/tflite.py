@@ -96,7 +96,10 @@ class TfliteFrontEnd:
         from ..run import tflm
 
         progress("original", "reading its inputs")
-        inputs = tflm.random_inputs(original, seed)
+        try:
+            inputs = tflm.random_inputs(original, seed)
+        except tflm.CannotRun as err:
+            raise RuntimeRefused("original", str(err)) from None
         measured, outputs = [], []
         for which, data in (("original", original), ("planned", written)):
             try:

@@ -68,8 +68,8 @@ class ArenaPool:
 
 
 @dataclass(frozen=True)
-class ArenaPlan:
-    """One arena of one graph, as the driver planned it."""
+class GraphArena:
+    """One arena of one graph (one call of the hook), as the driver planned it."""
 
     call: int  # which call planned it: submodules come first, the top graph last
     mem_id: int
@@ -131,7 +131,7 @@ class MemplanAlgorithm:
     keeps the best of memplan's, ExecuTorch's and the placement's plans). `time_limit`
     bounds the exact solver per arena (None or 0: heuristics only). After a call,
     `arenas` and `spills` say what was done (appended per graph, submodules first;
-    `top_arenas` are the top graph's), and `buffers` the top graph's requests.
+    `top_arenas` are the top graph's), and `specs` the top graph's specs by buffer key.
     """
 
     def __init__(self, *, time_limit: float | None = 10.0,
@@ -144,9 +144,10 @@ class MemplanAlgorithm:
         if any(p.mem_id < 1 for p in self.pools):
             raise ValueError("arena 0 holds constants: pool mem_ids start at 1")
         self.planner = planner or self._plan_arena
-        self.arenas: list[ArenaPlan] = []
+        self.arenas: list[GraphArena] = []
         self.spills: list[Spill] = []
         self.views: list[tuple[int, Arena]] = []  # (call, what it asked the planner)
+        self.specs: dict[int, TensorSpec] = {}
         self.calls = 0
         # The suite names algorithms by __name__ when it compares them.
         self.__name__ = "memplan"
@@ -193,7 +194,7 @@ class MemplanAlgorithm:
                     offsets[spec_of[key]] = offset
                     arena_of[spec_of[key]] = mem_id
                 sizes[mem_id] = planned.size
-                self.arenas.append(ArenaPlan(self.calls, mem_id, planned))
+                self.arenas.append(GraphArena(self.calls, mem_id, planned))
                 self.spills += [_spill(s, spec_of[s.buffer.key]) for s in planned.spills]
         _resolve_storage_bases(specs, arena_of, offsets)
         self.calls += 1
@@ -211,7 +212,7 @@ class MemplanAlgorithm:
         return result
 
     @property
-    def top_arenas(self) -> list[ArenaPlan]:
+    def top_arenas(self) -> list[GraphArena]:
         return [a for a in self.arenas if a.call == self.calls - 1]
 
     # --- the adaptation to BufferRequest --------------------------------------------------

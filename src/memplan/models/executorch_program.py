@@ -32,7 +32,7 @@ from ..pack import (
     live_bytes_profile,
     lower_bound,
 )
-from .executorch import ArenaPlan, ArenaPool, MemplanAlgorithm, Spill, planning_pass
+from .executorch import ArenaPool, GraphArena, MemplanAlgorithm, Spill, planning_pass
 
 
 class Planner(Enum):
@@ -65,7 +65,7 @@ class Lowered:
     tensors: tuple[TensorRow, ...]
     seconds: float  # the whole `to_executorch`, planning included
     reuse_pairs: int  # tensor pairs sharing bytes, per ExecuTorch's verifier (which passed)
-    arenas: tuple[ArenaPlan, ...] = ()  # memplan only: per-arena bound and proof
+    arenas: tuple[GraphArena, ...] = ()  # memplan only: per-arena bound and proof
     spills: tuple[Spill, ...] = ()  # memplan with pools only
 
     @property

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..analysis.census import Allocation
+from ..check.budgets import Budget
 from ..check.stack import describe_type
-from ..place.budgets import Budget
 from .diagnostics import Diagnostic, diagnostic_json
 from .table import format_table
 

@@ -59,15 +59,22 @@ def _interpreter(data: bytes, arena: int):
 
 
 def input_details(data: bytes, arena: int = 64 << 20) -> list[dict]:
-    with _captured_stderr():
-        it = _interpreter(data, arena)
+    """The model's inputs; CannotRun (with what TFLM printed) when TFLM cannot even set
+    the model up in a large arena."""
+    with _captured_stderr() as log:
+        try:
+            it = _interpreter(data, arena)
+        except RuntimeError:
+            it = None
         details = []
-        for i in range(MAX_TENSORS):  # the interpreter does not say how many: ask until it refuses
-            try:
+        for i in range(MAX_TENSORS if it is not None else 0):
+            try:  # the interpreter does not say how many: ask until it refuses
                 details.append(it.get_input_details(i))
             except (IndexError, RuntimeError, ValueError):
                 break
-        return details
+    if it is None:
+        raise CannotRun(_reason("".join(log)) or f"it cannot allocate the model in {arena} B")
+    return details
 
 
 def random_inputs(data: bytes, seed: int = 0) -> list[np.ndarray]:

@@ -1,0 +1,133 @@
+"""The model driver and its contract, on every front end's shared parts: the registry,
+the one solve and its proof labels, placement across pools, the read-back check, and a
+runtime crash in the child process said in one line.
+
+`trained_lstm_int8.tflite` is tflite-micro's own example model
+(tensorflow/lite/micro/examples/mnist_lstm, Apache-2.0, 14 KB): TFLM's interpreter
+segfaults on it in small arenas.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from memplan.buffers import BufferRequest
+from memplan.driver import PlanCheckError, check_written, plan_arena, plan_model
+from memplan.errors import InputError
+from memplan.frontends import entry_for, front_end
+from memplan.frontends.base import Arena, ReadOptions
+from memplan.pack import Buffer, Problem, validate
+from memplan.pack.solve import Proof, solve
+from memplan.report.json_schema import plan_json_problems
+from memplan.targets.model import Pool, Target
+
+
+def test_the_registry_finds_by_suffix_and_runtime_and_imports_lazily():
+    assert entry_for("m.tflite").name == "tflm"
+    assert entry_for("m.bin", "onnx").module == "onnx"
+    with pytest.raises(InputError, match="unknown model format '.bin'"):
+        entry_for("m.bin")
+    with pytest.raises(InputError, match="unknown runtime 'tvm2'"):
+        entry_for("m.bin", "tvm2")
+    with pytest.raises(InputError, match="already planned"):
+        entry_for("m.pte")
+    code = ("import sys, memplan.frontends as f; f.entry_for('m.pt2'); "
+            "print(sorted(m for m in sys.modules if m.startswith('memplan.frontends.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "['memplan.frontends.base']"  # no front end imported yet
+    assert front_end("m.onnx").name == "onnx"
+
+
+def test_solve_labels_the_proof_once(minimalloc_dir):
+    from memplan.pack import read_problem
+
+    # at the bound: nothing is lower
+    easy = solve(Problem((Buffer("a", 0, 2, 8), Buffer("b", 1, 3, 8))), time_limit=5.0)
+    assert easy.proof is Proof.AT_BOUND and easy.result.peak == 16
+    # two 3-byte buffers aligned to 4, live together: 6 bytes live, 7 needed, proven
+    aligned = Problem((Buffer("a", 0, 2, 3, 4), Buffer("b", 0, 2, 3, 4)))
+    exact, quick = solve(aligned, time_limit=5.0), solve(aligned, time_limit=None)
+    assert exact.result.lower_bound == 6 and exact.result.peak == exact.proven_bound == 7
+    assert exact.proof is Proof.OPTIMAL and quick.proof is Proof.HEURISTIC
+    # minimalloc's D: the exact search cannot close the gap in a second
+    hard = solve(read_problem(minimalloc_dir / "D.1048576.csv"), time_limit=1.0)
+    assert hard.proof is Proof.GAP
+    assert hard.result.lower_bound <= hard.proven_bound < hard.result.peak
+    validate(hard.result.problem, hard.result.solution, check_capacity=False)
+
+
+def test_an_incumbent_is_kept_only_when_lower_and_must_be_valid():
+    problem = Problem((Buffer("a", 0, 2, 8), Buffer("b", 1, 3, 8)))
+    worse = solve(problem, incumbents={"runtime": (16, 0)}, time_limit=None)
+    assert worse.chosen == "memplan" and worse.result.peak == 16
+    with pytest.raises(Exception, match="overlap"):
+        solve(problem, incumbents={"runtime": (0, 0)}, time_limit=None)
+
+
+def _two_pools(fast: int) -> Target:
+    return Target("t", "two pools", ("cpu",), pools=(
+        Pool("sram", fast, 16, ("cpu",)), Pool("dram", 1 << 20, 16, ("cpu",))))
+
+
+def test_a_splitting_runtime_gets_one_arena_per_pool_by_the_placement_policy():
+    buffers = (BufferRequest(0, "a", 64, 0, 2), BufferRequest(1, "b", 64, 1, 3),
+               BufferRequest(2, "big", 512, 1, 2), BufferRequest(3, "pinned", 32, 0, 3,
+                                                                  pinned="dram"))
+    plans = plan_arena(Arena("pools", buffers, 16), target=_two_pools(256), splits=True)
+    by_name = {p.name: p for p in plans}
+    assert set(by_name) == {"sram", "dram"}
+    assert {b.name for b in by_name["sram"].buffers} == {"a", "b"}
+    assert {b.name for b in by_name["dram"].buffers} == {"big", "pinned"}
+    [spill] = by_name["dram"].spills
+    assert spill.buffer.name == "big" and spill.reasons[0][0] == "sram"
+    assert by_name["sram"].size <= 256
+    # a runtime with one arena keeps one arena, in the first pool
+    [one] = plan_arena(Arena("arena", buffers[:3], 16), target=_two_pools(1024))
+    assert one.capacity == 1024 and one.size == one.lower_bound == 640
+
+
+def test_a_written_plan_that_reads_back_differently_is_caught(data):
+    from memplan.models import tflite as tfl
+
+    path = str(data / "tiny_cnn_int8.tflite")
+    fe, plan = plan_model(path, options=ReadOptions(write=True))
+    check_written(fe, plan.view, plan.arenas, plan.written)  # what was written: sound
+    model = tfl.load_tflite(path)
+    everything_at_zero = tfl.with_offline_plan(
+        (data / "tiny_cnn_int8.tflite").read_bytes(),
+        [0 if t.role is tfl.Role.PLANNED else -1 for t in model.tensors], path)
+    with pytest.raises(PlanCheckError, match="differs from the plan written"):
+        check_written(fe, plan.view, plan.arenas, everything_at_zero)
+
+
+def test_a_runtime_crash_is_one_line_and_exit_two_when_the_input_crashes(data, tmp_path):
+    pytest.importorskip("tflite_micro")
+    out = tmp_path / "planned.tflite"
+    done = subprocess.run(
+        [sys.executable, "-m", "memplan", "plan", str(data / "trained_lstm_int8.tflite"),
+         "-o", str(out), "--check-run", "--json"], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert "TFLM's interpreter crashed (SIGSEGV) on the input model at arena" in line
+    document = json.loads(done.stdout)  # the report is still one JSON document
+    assert plan_json_problems(document) == []
+    assert document["check"]["ran"] is False and "SIGSEGV" in document["check"]["error"]
+    assert not out.exists()
+
+
+def test_the_schema_check_can_fail(data):
+    _, plan = plan_model(str(data / "tiny_cnn_int8.tflite"))
+    from memplan.report.model_plan_report import plan_json
+
+    document = plan_json(plan)
+    assert plan_json_problems(document) == []
+    document["arenas"][0]["status"] = "proven"
+    del document["total"]
+    found = plan_json_problems(document)
+    assert any("missing total" in p for p in found)
+    assert any("'proven' is not one of" in p for p in found)
