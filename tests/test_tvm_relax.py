@@ -9,10 +9,9 @@ import pytest
 
 pytest.importorskip("tvm")
 
-from memplan.report.json_schema import plan_json_problems  # noqa: E402
-
 from memplan.cli import main  # noqa: E402
 from memplan.errors import InputError  # noqa: E402
+from memplan.report.json_schema import plan_json_problems  # noqa: E402
 
 # A two-layer MLP as TVM's torch importer prints it (weights as inputs: no constants).
 MLP = '''# from tvm.script import ir as I
