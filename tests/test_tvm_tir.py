@@ -83,6 +83,43 @@ def test_outputs_equal_tvms_own_build():
     assert result.equal and result.bytes_compared == 2000
 
 
+# Buffers declared in a loop body. TVM's own pipeline hoists them to the function body
+# before LowerTVMBuiltin, so the workspace allocation memplan emits for `w` and its free
+# pair up there, once per call.
+LOOPED = '''# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def looped(A: T.Buffer((4, 250), "float32"), B: T.Buffer((4, 250), "float32")):
+        T.func_attr({"tir.noalias": True})
+        x = T.alloc_buffer((250,))
+        for i in range(250):
+            x[i] = A[0, i] * T.float32(2.0)
+        for j in range(4):
+            w = T.alloc_buffer((250,))
+            v = T.alloc_buffer((240,))
+            for i in range(250):
+                w[i] = A[j, i] + x[i]
+            for i in range(240):
+                v[i] = w[i] * T.float32(3.0)
+            for i in range(250):
+                B[j, i] = w[i] - T.if_then_else(i < 240, v[T.min(i, 239)], T.float32(0.0))
+'''
+
+
+def test_buffer_in_a_loop_moved_to_workspace_runs_like_tvms_build():
+    mod = load_script("looped.py", LOOPED)
+    target = load_target("cortex-m4")
+    (frame,) = build(mod, target).frames
+    homes = {d.allocation.name: d.memplan.value for d in frame.plan.decisions}
+    assert homes == {"x": "stack", "w": "workspace", "v": "stack"}
+    assert frame.frame is not None and frame.frame <= 2048
+    (result,) = compare_with_tvm(mod, target)
+    assert result.equal
+
+
 @pytest.mark.parametrize("body, reason", [
     ('T.func_attr({"a": __import__("os").system("true")})', "name '__import__' refused"),
     ('T.evaluate(open("x"))', "name 'open' refused"),
