@@ -37,8 +37,9 @@ class Command:
 
 COMMANDS = (
     Command("pack", "pack buffers with lifetimes at static offsets", None),
+    # MLIR needs [mlir], a TVMScript module [tvm]: the command asks for the one it reads.
     Command("check", "census of allocations; stack, frame, workgroup and constant-write "
-            "diagnostics", Extra.MLIR),
+            "diagnostics", None),
     Command("opt", "hoist and bound allocations, rewrite constant destinations and state "
             "appends, place buffers", Extra.MLIR),
     Command("copies", "transient and copied bytes before/after the tensor rewrites, beside "

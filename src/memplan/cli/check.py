@@ -36,7 +36,13 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
+    from ..extras import Extra, require
 
+    if args.file.endswith(".py"):  # a TVMScript module: TIR stack policy (cli/check_tir.py)
+        from .check_tir import run as run_tir
+
+        return run_tir(args)
+    require(Extra.MLIR, "memplan check")
     if args.pass_name and not args.dump:
         raise InputError(args.file, "--pass chooses snapshots of a dump: add --dump")
     if not args.dump:

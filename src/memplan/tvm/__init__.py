@@ -1,0 +1,12 @@
+"""TVM (seed 003's compiler): TIR stack policy per target and Relax arenas.
+
+Every module here imports `tvm` only inside functions (`require_tvm`), so memplan
+imports without apache-tvm installed; a command that needs it says so in one line.
+
+- `script.py`: read TVMScript text safely (TVM's parser evaluates expressions).
+- `tir.py`: the allocations of each PrimFunc as they reach `LowerTVMBuiltin`.
+- `stack_policy.py`: TVM 0.27's per-buffer rule and memplan's per-frame budget.
+- `tir_pipeline.py`: a TIR pipeline for `tvm.compile` applying memplan's decisions.
+- `asm_frame.py`: the stack frame of a function read from built assembly.
+- `targets.py`: the TVM target a memplan target builds for.
+"""
