@@ -5,7 +5,7 @@ the schema, the plot written, and with --check-run the runtime's verdict in one 
                                     [--dim NAME=N]
 
 Prints one row per model: exit status, whether stdout was one JSON document valid against
-`report/plan_schema.json`, arenas, memplan's and the runtime's totals, the proof of each
+`report/schemas/plan.schema.json`, arenas, memplan's and the runtime's totals, the proof of each
 arena, whether the plot was written, and the one line on stderr when the run failed.
 """
 
@@ -26,7 +26,7 @@ WRITES = {".tflite": ".tflite", ".pt2": ".pte"}
 
 def sweep_one(path: Path, tmp: Path, check_run: bool, time_limit: float,
               target: str | None, dims: list[str]) -> list[object]:
-    plot = tmp / f"{path.stem}.svg"
+    plot = tmp / f"{path.name}.svg"
     command = [sys.executable, "-m", "memplan", "plan", str(path), "--json", "--plot", str(plot),
                "--time-limit", str(time_limit)]
     if target:
@@ -35,7 +35,7 @@ def sweep_one(path: Path, tmp: Path, check_run: bool, time_limit: float,
         command += ["--dim", dim]
     out = WRITES.get(path.suffix)
     if check_run and out:
-        command += ["-o", str(tmp / f"{path.stem}{out}"), "--check-run"]
+        command += ["-o", str(tmp / f"{path.name}{out}"), "--check-run"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
     try:
         document = json.loads(done.stdout)
@@ -43,7 +43,8 @@ def sweep_one(path: Path, tmp: Path, check_run: bool, time_limit: float,
         valid = "yes" if not problems else f"NO: {problems[0]}"
     except json.JSONDecodeError:
         document, valid = None, "no JSON" if not done.stdout else "NOT ONE DOCUMENT"
-    line = [ln for ln in done.stderr.splitlines() if not ln.startswith("memplan: wrote")]
+    line = [ln for ln in done.stderr.splitlines()
+            if ln.startswith("memplan: ") and not ln.startswith("memplan: wrote")]
     arenas = document["arenas"] if document else []
     check = (document or {}).get("check") or {}
     return [path.name[-48:], done.returncode, valid, len(arenas),

@@ -1,10 +1,6 @@
 """The model driver and its contract, on every front end's shared parts: the registry,
 the one solve and its proof labels, placement across pools, the read-back check, and a
 runtime crash in the child process said in one line.
-
-`trained_lstm_int8.tflite` is tflite-micro's own example model
-(tensorflow/lite/micro/examples/mnist_lstm, Apache-2.0, 14 KB): TFLM's interpreter
-segfaults on it in small arenas.
 """
 
 from __future__ import annotations

@@ -29,8 +29,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                             ".pt2: an ExecuTorch .pte planned by memplan) and prove it on the "
                             "runtime (--check-run, in a child process).")
     p.add_argument("file", help="model file; the suffix says its format")
-    p.add_argument("--runtime", help="the front end to read it with, when the suffix does not "
-                   "say (tflm, onnx, executorch)")
+    from ..frontends import names
+
+    p.add_argument("--runtime", choices=names(), help="the front end to read it with, when "
+                   "the suffix does not say")
     p.add_argument("--target", help="a preset name or a target .toml file (pools, alignment)")
     p.add_argument("-o", "--output", help="write the model with the plan (.tflite; .pte for "
                    "a .pt2); a .tflite is kept only once TFLM has run it in no larger an "

@@ -13,8 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..errors import InputError
-from .base import (
+from ..errors import BudgetError, InputError
+from ..models.pt2 import quiet_torch
+
+quiet_torch()  # before ExecuTorch's import, which logs through torch's logger
+# ExecuTorch itself: a missing one is said at load, naming memplan[executorch].
+from ..models import executorch as et_planning  # noqa: E402
+from ..models import executorch_program as et_program  # noqa: E402
+from .base import (  # noqa: E402
     ArenaPlanner,
     Measured,
     ModelView,
@@ -47,28 +53,19 @@ class ExecutorchFrontEnd:
     plans_in_hook: ClassVar[bool] = True
 
     def read(self, path: str, options: ReadOptions) -> ModelView:
-        from ..models.pt2 import check_archive, quiet_torch
-
-        check_archive(path)  # a hostile file is refused before torch and ExecuTorch load
-        quiet_torch()  # before ExecuTorch's import, which logs through torch's logger
-        from ..models.executorch import pools_from_target
-        from ..models.executorch_program import load_exported
-
-        pools = pools_from_target(options.target) if options.target is not None else ()
-        return ModelView(path, self.name, (), source=_Source(load_exported(path), pools))
+        pools = (et_planning.pools_from_target(options.target) if options.target is not None
+                 else ())
+        return ModelView(path, self.name, (),
+                         source=_Source(et_program.load_exported(path), pools))
 
     def lower(self, view: ModelView, planner: ArenaPlanner) -> tuple[ModelView, bytes]:
-        from ..models.executorch import PlanningError, planning_pass
-        from ..models.executorch_program import Planner, lower_with
-
         source: _Source = view.source
-        planning = planning_pass(pools=source.pools, planner=planner)
+        planning = et_planning.planning_pass(pools=source.pools, planner=planner)
         algo = planning.memory_planning_algo.algo_list[0]
         try:
-            lowered = lower_with(source.exported, Planner.MEMPLAN, planning)
-        except PlanningError as err:
-            from ..errors import BudgetError
-
+            lowered = et_program.lower_with(source.exported, et_program.Planner.MEMPLAN,
+                                            planning)
+        except et_planning.PlanningError as err:
             raise BudgetError(f"{view.path}: {err}") from None
         top = algo.calls - 1
         arenas = tuple(arena for call, arena in algo.views if call == top)
@@ -105,21 +102,17 @@ class ExecutorchFrontEnd:
 
     def original(self, view: ModelView) -> bytes:
         """The program lowered with ExecuTorch's own planner (the second lowering)."""
-        from ..models.executorch_program import Planner, lower
-
         refused = next((a.runtime_error for a in view.arenas if a.runtime_error), None)
         if refused:
             raise InputError(view.path, f"--check-run compares with ExecuTorch's own plan, "
                              f"which refused the model: {refused}")
         source: _Source = view.source
-        planner = Planner.BANKED_GREEDY if source.pools else Planner.GREEDY
-        return lower(source.exported, planner, pools=source.pools).program
+        planner = et_program.Planner.BANKED_GREEDY if source.pools else et_program.Planner.GREEDY
+        return et_program.lower(source.exported, planner, pools=source.pools).program
 
     def run(self, original: bytes, written: bytes, seed: int, progress: Progress) -> RunCheck:
         import torch
         from executorch.runtime import Runtime
-
-        from ..models.executorch_program import identical
 
         runtime = Runtime.get()
         outputs = []
@@ -135,7 +128,8 @@ class ExecutorchFrontEnd:
             progress(which, "running forward")
             outputs.append([t.clone() if isinstance(t, torch.Tensor) else t
                             for t in method.execute(inputs)])
-        return RunCheck(identical(*outputs), Measured(None), Measured(None), self.runtime)
+        return RunCheck(et_program.identical(*outputs), Measured(None), Measured(None),
+                        self.runtime)
 
 
 def _random_inputs(meta: Any, seed: int, torch: Any) -> list:
