@@ -21,8 +21,9 @@ import time
 from pathlib import Path
 
 from memplan.analysis.census import take_census
+from memplan.frontends.mlir_census import request_of
 from memplan.ir import MlirChunk, parse_mlir
-from memplan.place import Request, place
+from memplan.place import place
 from memplan.place.admission import AdmitGroup, admit_group_incremental
 from memplan.report.table import format_table
 from memplan.targets import load_target
@@ -49,9 +50,9 @@ def synthetic_function(n: int, seed: int) -> str:
                       "    return", "}", ""])
 
 
-def requests_for(text: str) -> list[Request]:
+def requests_for(text: str) -> list:
     chunk = MlirChunk("synthetic.mlir", 0, 1, parse_mlir(text, "synthetic.mlir"))
-    return [Request(a, ("cpu",)) for a in take_census(chunk)]
+    return [request_of(a, i, ("cpu",)) for i, a in enumerate(take_census(chunk))]
 
 
 def timed(requests, target, admission: AdmitGroup, repeat: int):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memplan.buffers import BufferRequest
 from memplan.place.admission import (
     Packed,
     align_up,
@@ -16,11 +17,10 @@ from memplan.place.admission import (
     lower_bound_by_function,
     plan_function,
 )
-from memplan.place.model import Request
 from memplan.place.spaces import Space
 
 
-def admit_group_reference(space: Space, requests: Sequence[Request], members: list[int]
+def admit_group_reference(space: Space, requests: Sequence[BufferRequest], members: list[int]
                           ) -> tuple[list[int], Packed, dict[int, tuple[int, bool]]]:
     """The previous admission: a full re-pack per buffer past the prefix.
 
@@ -61,7 +61,7 @@ def admit_group_reference(space: Space, requests: Sequence[Request], members: li
     return kept, packed, refused
 
 
-def _pack(space: Space, requests: Sequence[Request], members: list[int]) -> Packed:
+def _pack(space: Space, requests: Sequence[BufferRequest], members: list[int]) -> Packed:
     """Offsets for `members`: each function packed with lifetimes, functions side by side.
 
     Within a function, lifetimes (op order) say who may share bytes. Across

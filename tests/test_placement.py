@@ -9,9 +9,9 @@ from place_reference import admit_group_reference
 
 from memplan.analysis.census import Allocation
 from memplan.analysis.devices import DeviceUse
+from memplan.frontends.mlir_census import MlirPlacement, build_requests, request_of
 from memplan.ir import SourceLoc
-from memplan.place import Request, place
-from memplan.place.requests import build_requests
+from memplan.place import place
 from memplan.targets import load_target
 
 _line = itertools.count(1)
@@ -27,8 +27,12 @@ def alloc(nbytes: int | None, lifetime: tuple[int, int] = (0, 10), function: str
         memory_space=space, loop_depth=0, lifetime=lifetime)
 
 
-def cpu(*allocations: Allocation) -> list[Request]:
-    return [Request(a, ("cpu",)) for a in allocations]
+def on(devices: tuple[str, ...], *allocations: Allocation) -> list:
+    return [request_of(a, i, devices) for i, a in enumerate(allocations)]
+
+
+def cpu(*allocations: Allocation) -> list:
+    return on(("cpu",), *allocations)
 
 
 def spaces(placement) -> list[str | None]:
@@ -50,7 +54,8 @@ def test_micro_spills_by_size_through_its_pools():
 
 
 def test_npu_touched_buffer_never_on_stack():
-    requests = [Request(alloc(512), ("cpu", "npu")), Request(alloc(512), ("cpu",))]
+    requests = [*on(("cpu", "npu"), alloc(512)), *on(("cpu",), alloc(512))]
+    requests[1] = dataclasses.replace(requests[1], key=1)
     result = place(requests, load_target("cortex-m55+ethos-u55"))
     assert spaces(result) == ["sram", "stack"]
     assert "stack: not addressable by npu" in result.decisions[0].reason
@@ -136,7 +141,7 @@ def test_nowhere_to_go_names_every_space_and_its_reason():
 
 
 def test_npu_buffer_too_big_for_every_npu_space_is_refused():
-    result = place([Request(alloc(40 << 20), ("cpu", "npu"))], load_target("cortex-m55+ethos-u55"))
+    result = place(on(("cpu", "npu"), alloc(40 << 20)), load_target("cortex-m55+ethos-u55"))
     (decision,) = result.unplaced
     assert "heap: not reachable by npu" in decision.reason
 
@@ -144,10 +149,10 @@ def test_npu_buffer_too_big_for_every_npu_space_is_refused():
 def test_device_without_a_counterpart_on_the_target_falls_back_to_the_default():
     op = object()  # stands for the allocation op: requests find device uses by the op
     a = dataclasses.replace(alloc(128), op=op)
-    (request,) = build_requests([a], {op: DeviceUse(("npu",), False)}, load_target("x86_64"))
+    (request,), _ = build_requests([a], {op: DeviceUse(("npu",), False)}, load_target("x86_64"))
     assert request.devices == ("cpu",)
     assert "npu: not a device of x86_64" in request.notes[0]
-    (npu_request,) = build_requests([a], {op: DeviceUse(("npu",), True)},
+    (npu_request,), _ = build_requests([a], {op: DeviceUse(("npu",), True)},
                                     load_target("cortex-m55+ethos-u55"))
     assert npu_request.devices == ("cpu", "npu")
 
@@ -197,7 +202,8 @@ def test_apply_placement_rewrites_and_verifies():
 
     module = parse_mlir(APPLY_SRC, "x.mlir")
     allocations = _with_ops(module, [_f32(2, 16), _f32(3, 4096), _f32(4, 16384, "memref.alloca")])
-    placement = place(cpu(*allocations), load_target("x86_64"))
+    placement = MlirPlacement(place(cpu(*allocations), load_target("x86_64")),
+                              tuple(allocations))
     assert spaces(placement) == ["stack", "stack", "heap"]
     assert apply_placement(module, placement) == 3
     assert module.operation.verify()
@@ -209,8 +215,9 @@ def test_apply_placement_rewrites_and_verifies():
     assert text.count("memref.dealloc") == 1  # only the heap buffer, freed before return
 
     module = parse_mlir(APPLY_SRC, "x.mlir")
-    npu = [Request(a, ("cpu", "npu")) for a in _with_ops(module, allocations)]
-    placement = place(npu, load_target("cortex-m55+ethos-u55"))
+    bound = _with_ops(module, allocations)
+    target = load_target("cortex-m55+ethos-u55")
+    placement = MlirPlacement(place(on(("cpu", "npu"), *bound), target), tuple(bound))
     assert spaces(placement) == ["sram", "sram", "sram"]
     apply_placement(module, placement)
     assert module.operation.verify()
@@ -394,17 +401,17 @@ def _check_sound(result, target):
         placed = [d for d in result.decisions if d.space == space]
         for d in placed:
             assert d.offset % alignment[space] == 0
-            assert d.offset + d.allocation.exact_bytes <= capacity[space]
+            assert d.offset + d.request.size <= capacity[space]
         for k, a in enumerate(placed):
             for b in placed[k + 1:]:
-                same_frame = a.allocation.function == b.allocation.function
+                same_frame = a.request.scope == b.request.scope
                 if space == "stack" and not same_frame:
                     continue
-                (a_start, a_end), (b_start, b_end) = a.allocation.lifetime, b.allocation.lifetime
+                (a_start, a_end), (b_start, b_end) = a.request.lifetime, b.request.lifetime
                 together = not same_frame or (a_start < b_end and b_start < a_end)
                 if together:
-                    assert (a.offset + a.allocation.exact_bytes <= b.offset
-                            or b.offset + b.allocation.exact_bytes <= a.offset)
+                    assert (a.offset + a.request.size <= b.offset
+                            or b.offset + b.request.size <= a.offset)
     for use in result.usage:
         if use.capacity is not None:
             assert use.lower_bound <= use.peak <= use.capacity

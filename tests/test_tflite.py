@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from memplan.models.arena import ArenaTensor
+from memplan.place.arena import plan_arena, tflm_greedy
 
 from memplan.check.offline_plan import offline_plan_problems
 from memplan.errors import InputError
 from memplan.models import tflite as tfl
-from memplan.models.arena import ArenaTensor
-from memplan.place.arena import plan_arena, tflm_greedy
 from memplan.plan_models import check_tflite_run, plan_tflite
 from memplan.targets import load_target
 

@@ -6,13 +6,13 @@ end reads from the file and the offsets found in its metadata, and says what is 
 
 from __future__ import annotations
 
-from ..models.arena import ArenaTensor, share_groups
+from ..buffers import BufferRequest, Key, share_groups
 from ..pack import Buffer, Problem, Solution, violations
 
 ONLINE = -1
 
 
-def offline_plan_problems(tensors: list[ArenaTensor], offsets: dict[int, int],
+def offline_plan_problems(tensors: list[BufferRequest], offsets: dict[Key, int],
                           alignment: int, limit: int = 10) -> list[str]:
     """Reasons the plan is unsound ([] when sound): a tensor off its alignment, or two
     tensors live at the same time whose bytes overlap. Tensors an in-place op lets share
@@ -21,10 +21,10 @@ def offline_plan_problems(tensors: list[ArenaTensor], offsets: dict[int, int],
     buffers: list[Buffer] = []
     placed: list[int] = []
 
-    def add(members: list[ArenaTensor], offset: int) -> None:
-        buffers.append(Buffer(members[0].name, min(t.start for t in members),
-                              max(t.end for t in members), max(t.size for t in members),
-                              alignment))
+    def add(members: list[BufferRequest], offset: int) -> None:
+        buffers.append(Buffer(members[0].name, min(t.lifetime[0] for t in members),
+                              max(t.lifetime[1] for t in members),
+                              max(t.packed_size for t in members), alignment))
         placed.append(offset)
 
     for group in share_groups(tensors):

@@ -13,8 +13,8 @@
 from __future__ import annotations
 
 from ..diagnostic import Diagnostic
+from ..frontends.mlir_census import resolve_devices
 from ..place.budgets import is_stack
-from ..place.requests import resolve_devices
 from ..place.workgroup import workgroup_diagnostics
 from .context import CheckContext
 from .stack import describe_type

@@ -29,9 +29,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..analysis.census import take_census
     from ..analysis.ranges import Assumption, check_assumptions
+    from ..frontends.mlir_census import place_chunk, unplaced_diagnostics
     from ..ir import load_mlir
-    from ..place.model import unplaced_diagnostics
-    from ..place.module import place_chunk
     from ..report.diagnostics import format_diagnostic
     from ..report.placement_report import format_placement_text, placement_json
     from ..targets import load_target

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from .arena import ArenaTensor
 
 ALIGNMENT = 64  # ONNX Runtime's CPU allocator aligns every buffer to 64 bytes
 VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"})
@@ -46,10 +45,6 @@ class OnnxModel:
     tensors: tuple[OnnxTensor, ...]
     nodes: int
     notes: tuple[str, ...]
-
-    def arena_tensors(self) -> list[ArenaTensor]:
-        return [ArenaTensor(t.key, t.name, t.size, t.start, t.end, t.shares_with)
-                for t in self.tensors]
 
 
 def load_onnx(path: str | Path, dims: dict[str, int] | None = None) -> OnnxModel:

@@ -37,7 +37,6 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from .arena import ArenaTensor
 
 try:  # TFLM's own schema module (object API), shipped by the tflite-micro package
     from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
@@ -101,22 +100,6 @@ class TfliteModel:
 
     def planned(self) -> list[TfliteTensor]:
         return [t for t in self.tensors if t.role is Role.PLANNED]
-
-    def arena_tensors(self, *, in_place: bool = True) -> list[ArenaTensor]:
-        """The planned tensors as the planner takes them; `in_place=False` is TFLM's own
-        view, where nothing shares bytes."""
-        tensors = [
-            ArenaTensor(t.key, t.name, t.size, t.first, t.last + 1,
-                        self.shares.get(t.key) if in_place else None)
-            for t in self.planned()
-        ]
-        # Scratch buffers follow the tensors, as TFLM adds them to its planner.
-        tensors += [
-            ArenaTensor(len(self.tensors) + i, f"scratch of {op.name} #{op.index}",
-                        _align_up(nbytes, ALIGNMENT), op.scope, op.scope + 1)
-            for i, (op, nbytes) in enumerate(self.scratch)
-        ]
-        return tensors
 
 
 def load_tflite(path: str | Path) -> TfliteModel:

@@ -8,10 +8,10 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..pack import InvalidPlan, PackResult, Problem, Solution, lower_bound, plan, validate
+from ..buffers import BufferRequest
+from ..pack import Buffer, InvalidPlan, PackResult, Problem, Solution, lower_bound, plan, validate
 from ..pack.heuristics import choose_offset
-from .budgets import allocation_buffer
-from .model import Request, SpaceUse
+from .model import SpaceUse
 from .spaces import Space, full
 
 
@@ -24,14 +24,14 @@ class Packed:
     lower_bound: int
 
 
-AdmitGroup = Callable[[Space, Sequence[Request], list[int]],
+AdmitGroup = Callable[[Space, Sequence[BufferRequest], list[int]],
                       tuple[list[int], Packed, dict[int, tuple[int, bool]]]]
 """An admission of one packing group: (space, requests, the group's request indices) ->
 (the admitted, their packing, and per refused buffer the bytes it would have needed and
 whether that is only a lower bound)."""
 
 
-def admit(space: Space, requests: Sequence[Request], candidates: list[int],
+def admit(space: Space, requests: Sequence[BufferRequest], candidates: list[int],
           admit_group: AdmitGroup
           ) -> tuple[dict[int, int | None], dict[int, str], list[SpaceUse]]:
     """Admit candidates smallest first while the packed peak stays within the capacity.
@@ -41,7 +41,7 @@ def admit(space: Space, requests: Sequence[Request], candidates: list[int],
     """
     groups: dict[str | None, list[int]] = {}
     for i in candidates:
-        groups.setdefault(requests[i].function if space.per_function else None, []).append(i)
+        groups.setdefault(requests[i].scope if space.per_function else None, []).append(i)
 
     admitted: dict[int, int | None] = {}
     refused_why: dict[int, str] = {}
@@ -57,7 +57,7 @@ def admit(space: Space, requests: Sequence[Request], candidates: list[int],
     return admitted, refused_why, uses
 
 
-def admit_group_incremental(space: Space, requests: Sequence[Request], members: list[int]
+def admit_group_incremental(space: Space, requests: Sequence[BufferRequest], members: list[int]
                              ) -> tuple[list[int], Packed, dict[int, tuple[int, bool]]]:
     """Smallest first, with a handful of packer runs instead of one per buffer.
 
@@ -144,7 +144,7 @@ class _Layout:
         self.version = next(_versions)  # changes whenever the layout does
 
     @classmethod
-    def pack(cls, space: Space, requests: Sequence[Request], members: list[int]) -> _Layout:
+    def pack(cls, space: Space, requests: Sequence[BufferRequest], members: list[int]) -> _Layout:
         return cls({function: _plan_region(space, requests, group)
                     for function, group in by_function(requests, members).items()},
                    space.alignment)
@@ -166,21 +166,21 @@ class _Layout:
     def members(self) -> list[int]:
         return [i for region in self.regions.values() for i in region.members]
 
-    def lower_bound_with(self, space: Space, requests: Sequence[Request], i: int) -> int:
+    def lower_bound_with(self, space: Space, requests: Sequence[BufferRequest], i: int) -> int:
         """What `lower_bound_by_function` gives for these members plus request `i`."""
-        function = requests[i].function
+        function = requests[i].scope
         total = sum(r.lower_bound for f, r in self.regions.items() if f != function)
         region = self.regions.get(function)
         if region is None:
             return total + (requests[i].size or 0)
         return total + max(region.lower_bound, _live_with(requests, region.members, i))
 
-    def _best_fit(self, space: Space, requests: Sequence[Request], i: int) -> tuple[int, int]:
+    def _best_fit(self, space: Space, requests: Sequence[BufferRequest], i: int) -> tuple[int, int]:
         """Where best fit puts `i` in its function's region, and the region's new height."""
         req = requests[i]
         start, end = req.lifetime
         size = req.size or 0
-        region = self.regions.get(req.function)
+        region = self.regions.get(req.scope)
         busy = []
         if region is not None:
             for j, offset in zip(region.members, region.offsets, strict=True):
@@ -188,15 +188,16 @@ class _Layout:
                 if other_start < end and start < other_end:
                     busy.append((offset, offset + (requests[j].size or 0)))
             busy.sort()
-        alignment = max(space.alignment, req.allocation.alignment or 1)
+        alignment = max(space.alignment, req.alignment)
         offset = choose_offset(busy, size, alignment, best_fit=True)
         return offset, max(region.size if region else 0, offset + size)
 
-    def peak_if_inserted(self, space: Space, requests: Sequence[Request], i: int) -> int:
+    def peak_if_inserted(self, space: Space, requests: Sequence[BufferRequest], i: int) -> int:
         _, height = self._best_fit(space, requests, i)
-        return self._peak_with({requests[i].function: height})
+        return self._peak_with({requests[i].scope: height})
 
-    def insert(self, space: Space, requests: Sequence[Request], i: int, capacity: int) -> bool:
+    def insert(self, space: Space, requests: Sequence[BufferRequest], i: int, capacity: int
+               ) -> bool:
         """Put `i` into its function's region by best fit if the space still fits; say if so.
 
         A region that grows pushes the regions after it up: offsets within a region are
@@ -204,11 +205,11 @@ class _Layout:
         """
         req = requests[i]
         offset, height = self._best_fit(space, requests, i)
-        if self._peak_with({req.function: height}) > capacity:
+        if self._peak_with({req.scope: height}) > capacity:
             return False
-        region = self.regions.get(req.function)
+        region = self.regions.get(req.scope)
         if region is None:
-            self.regions[req.function] = _Region([i], [offset], height, req.size or 0)
+            self.regions[req.scope] = _Region([i], [offset], height, req.size or 0)
         else:
             region.lower_bound = max(region.lower_bound,
                                      _live_with(requests, region.members, i))
@@ -218,7 +219,7 @@ class _Layout:
         self.version = next(_versions)
         return True
 
-    def trim_to(self, space: Space, requests: Sequence[Request], capacity: int) -> list[int]:
+    def trim_to(self, space: Space, requests: Sequence[BufferRequest], capacity: int) -> list[int]:
         """Take out every buffer that ends above `capacity` until the layout fits; return
         them. The peak is some buffer's top, so each round takes out at least one."""
         taken: list[int] = []
@@ -245,16 +246,16 @@ class _Layout:
             self.version = next(_versions)
         return taken
 
-    def repacked_with(self, space: Space, requests: Sequence[Request], i: int) -> _Layout:
+    def repacked_with(self, space: Space, requests: Sequence[BufferRequest], i: int) -> _Layout:
         """A new layout: `i`'s function packed from scratch with `i`, the others kept."""
-        function = requests[i].function
+        function = requests[i].scope
         region = self.regions.get(function)
         regions = dict(self.regions)
         regions[function] = _plan_region(space, requests,
                                          (region.members if region else []) + [i])
         return _Layout(regions, self.alignment)
 
-    def packed(self, space: Space, requests: Sequence[Request]) -> Packed:
+    def packed(self, space: Space, requests: Sequence[BufferRequest]) -> Packed:
         """Absolute offsets; every region validated against its own buffers and height,
         regions disjoint by construction, and the whole within the capacity."""
         offsets: dict[int, int] = {}
@@ -272,12 +273,12 @@ class _Layout:
         return Packed(offsets, base, lower)
 
 
-def _plan_region(space: Space, requests: Sequence[Request], members: list[int]) -> _Region:
+def _plan_region(space: Space, requests: Sequence[BufferRequest], members: list[int]) -> _Region:
     result = plan_function(space, requests, members)
     return _Region(list(members), list(result.solution.offsets), result.peak, result.lower_bound)
 
 
-def _live_with(requests: Sequence[Request], members: list[int], i: int) -> int:
+def _live_with(requests: Sequence[BufferRequest], members: list[int], i: int) -> int:
     """Most bytes live at once during `i`'s lifetime, `i` included, among `members` + `i`."""
     start, end = requests[i].lifetime
     events = []
@@ -295,15 +296,15 @@ def _live_with(requests: Sequence[Request], members: list[int], i: int) -> int:
     return peak + (requests[i].size or 0)
 
 
-def by_function(requests: Sequence[Request], members: list[int]) -> dict[str, list[int]]:
+def by_function(requests: Sequence[BufferRequest], members: list[int]) -> dict[str, list[int]]:
     """`members` grouped by function, functions in the order they first appear."""
     groups: dict[str, list[int]] = {}
     for i in members:
-        groups.setdefault(requests[i].function, []).append(i)
+        groups.setdefault(requests[i].scope, []).append(i)
     return groups
 
 
-def lower_bound_by_function(space: Space, requests: Sequence[Request], members: list[int]
+def lower_bound_by_function(space: Space, requests: Sequence[BufferRequest], members: list[int]
                             ) -> int:
     """Most bytes live at once, per function, summed over functions: functions do not share
     bytes in a space (see `place.policy`)."""
@@ -311,14 +312,15 @@ def lower_bound_by_function(space: Space, requests: Sequence[Request], members: 
                for group in by_function(requests, members).values())
 
 
-def plan_function(space: Space, requests: Sequence[Request], members: list[int]) -> PackResult:
+def plan_function(space: Space, requests: Sequence[BufferRequest], members: list[int]
+                  ) -> PackResult:
     """One function's buffers packed with their lifetimes, by the offset planner."""
     return plan(_problem(space, requests, members))
 
 
-def _problem(space: Space, requests: Sequence[Request], members: list[int]) -> Problem:
-    buffers = [allocation_buffer(requests[i].allocation, str(i), space.alignment)
-               for i in members]
+def _problem(space: Space, requests: Sequence[BufferRequest], members: list[int]) -> Problem:
+    buffers = [Buffer(str(i), *requests[i].lifetime, requests[i].packed_size,
+                      max(space.alignment, requests[i].alignment)) for i in members]
     return Problem(tuple(buffers), space.capacity)
 
 

@@ -39,13 +39,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..buffers import BufferRequest
 from ..targets import Target
 from .admission import AdmitGroup, admit, admit_group_incremental
-from .model import Assignment, Placement, Request, SpaceUse
+from .model import Assignment, Placement, SpaceUse
 from .spaces import accepted, fixed_space, nowhere, target_spaces
 
 
-def place(requests: Sequence[Request], target: Target, *,
+def place(requests: Sequence[BufferRequest], target: Target, *,
           admission: AdmitGroup = admit_group_incremental) -> Placement:
     """Place every request on `target`; see the module docstring for the rules.
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..buffers import BufferRequest
 from ..targets import Target
-from .model import HEAP, STACK, Assignment, Request, SpaceUse, space_name
+from .model import HEAP, STACK, Assignment, SpaceUse
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class Space:
     alignment: int
     per_function: bool  # the stack: one frame per function
     static_offsets: bool  # the heap hands out addresses at run time: no offsets to report
-    refuse: Callable[[Request], str | None]
+    refuse: Callable[[BufferRequest], str | None]
 
 
 def target_spaces(target: Target) -> list[Space]:
@@ -34,16 +35,16 @@ def target_spaces(target: Target) -> list[Space]:
     return spaces
 
 
-def fixed_space(req: Request, target: Target) -> Assignment | None:
+def fixed_space(req: BufferRequest, target: Target) -> Assignment | None:
     """A memory space the IR already chose and that is not ours to change."""
-    space = space_name(req.allocation.memory_space)
+    space = req.pinned
     if space is None or target.pool(space) is not None:
         return None
     if space == "workgroup":
         why = "GPU workgroup memory: budgeted per kernel by `memplan check`"
     else:
         why = f"memory space '{space}' fixed in the IR; not a space of {target.name}"
-    return Assignment(req.allocation, req.devices, space, None, why)
+    return Assignment(req, space, None, why)
 
 
 def _absent(name: str, why: str, per_function: bool) -> Space:
@@ -54,7 +55,7 @@ def _stack_space(target: Target) -> Space:
     stack = target.stack
     assert stack is not None
 
-    def refuse(req: Request) -> str | None:
+    def refuse(req: BufferRequest) -> str | None:
         return (_pinned_elsewhere(req, None)
                 or _static_slot_refusal(req, stack.addressable_by, "addressable")
                 or _over(req.size, stack.max_allocation, "per-allocation limit")
@@ -67,7 +68,7 @@ def _pool_space(target: Target, name: str) -> Space:
     pool = target.pool(name)
     assert pool is not None
 
-    def refuse(req: Request) -> str | None:
+    def refuse(req: BufferRequest) -> str | None:
         return (_pinned_elsewhere(req, name)
                 or _static_slot_refusal(req, pool.reachable_by, "reachable")
                 or _over(req.size, pool.capacity, "capacity"))
@@ -79,7 +80,7 @@ def _heap_space(target: Target) -> Space:
     heap = target.heap
     assert heap is not None
 
-    def refuse(req: Request) -> str | None:
+    def refuse(req: BufferRequest) -> str | None:
         if heap.capacity is not None and req.size is None:
             unbounded = f"holds only {heap.capacity} B and the size has no bound"
         else:
@@ -97,25 +98,25 @@ def _heap_space(target: Target) -> Space:
 _IN_LOOP = "inside a loop: one static slot cannot hold a buffer made every iteration"
 
 
-def _pinned_elsewhere(req: Request, space: str | None) -> str | None:
-    if req.pinned_pool is not None and req.pinned_pool != space:
-        return f"the IR asks for memory space '{req.pinned_pool}'"
+def _pinned_elsewhere(req: BufferRequest, space: str | None) -> str | None:
+    if req.pinned is not None and req.pinned != space:
+        return f"the IR asks for memory space '{req.pinned}'"
     return None
 
 
-def _static_slot_refusal(req: Request, reached_by: tuple[str, ...], verb: str) -> str | None:
+def _static_slot_refusal(req: BufferRequest, reached_by: tuple[str, ...], verb: str) -> str | None:
     """What a stack or pool refuses of any buffer: a slot at a static offset needs a bounded
     size, every device using the buffer able to reach it, and one buffer, not one per
     iteration."""
     if req.size is None:
         return _unbounded(req)
     why = _unreachable(req, reached_by, verb)
-    if why is None and req.allocation.loop_depth > 0:
+    if why is None and req.in_loop:
         why = _IN_LOOP
     return why
 
 
-def _unreachable(req: Request, reached_by: tuple[str, ...], verb: str) -> str | None:
+def _unreachable(req: BufferRequest, reached_by: tuple[str, ...], verb: str) -> str | None:
     missing = [d for d in req.devices if d not in reached_by]
     return f"not {verb} by {', '.join(missing)}" if missing else None
 
@@ -126,8 +127,8 @@ def _over(size: int | None, limit: int | None, what: str) -> str | None:
     return None
 
 
-def _unbounded(req: Request) -> str:
-    why = req.allocation.unbounded_reason
+def _unbounded(req: BufferRequest) -> str:
+    why = req.unbounded
     return f"size not bounded ({why})" if why else "size not bounded"
 
 
@@ -140,19 +141,19 @@ def full(space: Space, function: str | None, need: int, at_least: bool) -> str:
             f"of {space.capacity} B")
 
 
-def accepted(req: Request, space: Space, offset: int | None,
+def accepted(req: BufferRequest, space: Space, offset: int | None,
              refusals: list[tuple[str, str]], uses: list[SpaceUse]) -> Assignment:
-    use = next(u for u in uses if u.function in (None, req.function))
+    use = next(u for u in uses if u.function in (None, req.scope))
     capacity = "unbounded" if use.capacity is None else f"{use.capacity} B"
-    where = f"@{req.function} frame peak" if space.per_function else "peak"
+    where = f"@{req.scope} frame peak" if space.per_function else "peak"
     fits = f"{space.name}: fits ({where} {use.peak} B of {capacity})"
     notes = _grouped(refusals) + [fits] + list(req.notes)
-    return Assignment(req.allocation, req.devices, space.name, offset, "; ".join(notes),
+    return Assignment(req, space.name, offset, "; ".join(notes),
                       tuple(refusals))
 
 
-def nowhere(req: Request, refusals: list[tuple[str, str]]) -> Assignment:
-    return Assignment(req.allocation, req.devices, None, None,
+def nowhere(req: BufferRequest, refusals: list[tuple[str, str]]) -> Assignment:
+    return Assignment(req, None, None,
                       "nowhere to go: " + "; ".join(_grouped(refusals)), tuple(refusals))
 
 

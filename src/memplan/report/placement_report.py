@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..place import Assignment, Placement, SpaceUse
+from ..analysis.census import Allocation
+from ..place import Assignment, SpaceUse
 from .table import format_table
 
+if TYPE_CHECKING:
+    from ..frontends.mlir_census import MlirPlacement
 
-def format_placement_text(placements: Sequence[Placement], path: str) -> str:
+
+def format_placement_text(placements: Sequence[MlirPlacement], path: str) -> str:
     """Every allocation with its space, offset and reason; then each space's peak."""
-    decisions = [d for p in placements for d in p.decisions]
-    rows = [(d.allocation.function, _where(d), d.allocation.bytes_or_bound, _devices(d),
-             d.space or "NONE", d.offset, d.reason) for d in decisions]
+    decisions = [da for p in placements for da in p.with_allocations()]
+    rows = [(a.function, _where(a), a.bytes_or_bound, _devices(d),
+             d.space or "NONE", d.offset, d.reason) for d, a in decisions]
     out = [format_table(["function", "loc", "bytes", "used by", "space", "offset", "reason"],
                         rows, right_align=[False, False, True, False, False, True, False])]
     usage = [u for p in placements for u in p.usage]
@@ -26,18 +30,18 @@ def format_placement_text(placements: Sequence[Placement], path: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def placement_json(placements: Sequence[Placement], path: str) -> dict[str, Any]:
+def placement_json(placements: Sequence[MlirPlacement], path: str) -> dict[str, Any]:
     return {
         "file": path,
         "target": placements[0].target.name if placements else None,
-        "allocations": [_decision_json(d) for p in placements for d in p.decisions],
+        "allocations": [_decision_json(d, a) for p in placements for d, a in p.with_allocations()],
         "spaces": [_usage_json(u) for p in placements for u in p.usage],
         "unplaced": sum(len(p.unplaced) for p in placements),
     }
 
 
-def _where(d: Assignment) -> str:
-    loc = d.allocation.location
+def _where(a: Allocation) -> str:
+    loc = a.location
     return f"{loc.line}:{loc.col}" if loc else "-"
 
 
@@ -51,8 +55,7 @@ def _usage_row(u: SpaceUse) -> tuple[object, ...]:
             "unbounded" if u.capacity is None else u.capacity, use)
 
 
-def _decision_json(d: Assignment) -> dict[str, Any]:
-    a = d.allocation
+def _decision_json(d: Assignment, a: Allocation) -> dict[str, Any]:
     loc = a.location
     return {
         "function": a.function,

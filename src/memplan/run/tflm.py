@@ -13,7 +13,7 @@ import contextlib
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,23 +109,49 @@ def run(data: bytes, arena: int, inputs: list[np.ndarray]) -> Run:
     return Run(True, tuple(outputs), text)
 
 
-def smallest_arena(data: bytes, inputs: list[np.ndarray], high: int | None = None) -> int:
-    """The least arena size (a multiple of 16) in which TFLM allocates and runs the model."""
+class CannotRun(Exception):
+    """TFLM runs the model in no arena (an operator it lacks, a hybrid model): its log."""
+
+
+def smallest_arena(data: bytes, inputs: list[np.ndarray], high: int | None = None,
+                   trying: Callable[[int], None] | None = None) -> int:
+    """The least arena size (a multiple of 16) in which TFLM allocates and runs the model;
+    `trying(size)` is told each size before TFLM gets it (it may crash there)."""
+    def ok(size: int) -> Run:
+        if trying is not None:
+            trying(size)
+        return run(data, size, inputs)
+
     high = high or max(1 << 16, 16 * len(data))
-    while not run(data, high, inputs).ok:
+    while not (first := ok(high)).ok:
         high *= 2
-        if high > 1 << 31:
-            raise RuntimeError("TFLM runs the model in no arena up to 2 GiB")
+        if high > 1 << 31 or _refused(first.log):
+            raise CannotRun(_reason(first.log) or "it runs in no arena up to 2 GiB")
     low = 0  # fails
     while high - low > STEP:
         mid = (low + high) // 2 // STEP * STEP
         if mid <= low:
             break
-        if run(data, mid, inputs).ok:
+        if ok(mid).ok:
             high = mid
         else:
             low = mid
     return high
+
+
+# What TFLM prints when no arena would help: the model asks for something it lacks.
+_REFUSALS = ("Didn't find op", "Failed to get registration", "Hybrid models are not supported",
+             "not supported", "Unsupported")
+
+
+def _refused(log: str) -> bool:
+    return any(r in log for r in _REFUSALS)
+
+
+def _reason(log: str) -> str:
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    wanted = [line for line in lines if _refused(line)]
+    return (wanted or lines or [""])[0][:200]
 
 
 _USE = re.compile(r"Arena allocation (total|head|tail) (\d+) bytes")

@@ -20,8 +20,8 @@ from typing import ClassVar
 
 from ..analysis.ranges import Assumption
 from ..errors import InputError
+from ..frontends.mlir_census import MlirPlacement
 from ..ir import MlirChunk
-from ..place.model import Placement
 from ..targets import Target
 from .constant_dest import rewrite_constant_destinations
 from .hoist import hoist_and_bound
@@ -82,7 +82,7 @@ class PlaceBuffers(ModulePass):
     name: ClassVar[str] = "place"
     summary: ClassVar[str] = ("put every allocation in the target's stack, pools or heap by its "
                               "policy and write the packed layout into the IR")
-    placements: list[Placement] = field(default_factory=list)  # filled by run, per chunk
+    placements: list[MlirPlacement] = field(default_factory=list)  # filled by run, per chunk
 
     def run(self, chunk: MlirChunk, context: PassContext) -> RewriteReport:
         if context.target is None:

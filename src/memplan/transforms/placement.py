@@ -38,12 +38,12 @@ from iree.compiler import ir
 
 from ..analysis.census import take_census
 from ..analysis.ranges import Assumption
+from ..frontends.mlir_census import MlirPlacement, place_chunk, unplaced_diagnostics
 from ..ir import MlirChunk
 from ..ir.ops import DEALLOCATION_OPS, MEMREF_ALLOCATION_OPS
 from ..ir.types import has_identity_layout
 from ..ir.walk import function_of, symbol_name
-from ..place.model import HEAP, STACK, Assignment, Placement, unplaced_diagnostics
-from ..place.module import place_chunk
+from ..place.model import HEAP, STACK, Assignment
 from ..targets import Target
 from .rewrite_report import RewriteReport
 
@@ -52,7 +52,7 @@ OFFSET_ATTR = "memplan.offset"
 
 
 def place_and_apply(chunk: MlirChunk, target: Target, assumptions: Sequence[Assumption] = ()
-                    ) -> tuple[Placement, RewriteReport]:
+                    ) -> tuple[MlirPlacement, RewriteReport]:
     """Place the chunk's census on `target` and rewrite the chunk to follow it (`memplan opt
     --place`); an allocation with nowhere to go is left as it is, with an error."""
     placement = place_chunk(chunk, take_census(chunk, assumptions), target)
@@ -63,14 +63,14 @@ def place_and_apply(chunk: MlirChunk, target: Target, assumptions: Sequence[Assu
     return placement, report
 
 
-def apply_placement(module: ir.Module, placement: Placement) -> int:
+def apply_placement(module: ir.Module, placement: MlirPlacement) -> int:
     """Rewrite `module` (the one the placement's census was taken of) to follow
     `placement`; returns how many allocations changed."""
     layout = _Layout(module, placement)
     changed = 0
     ours = {STACK, HEAP} | {pool.name for pool in placement.target.pools}
-    for decision in placement.decisions:
-        op = decision.allocation.op
+    for decision, allocation in placement.with_allocations():
+        op = allocation.op
         if decision.space not in ours or op is None or op.name not in \
                 MEMREF_ALLOCATION_OPS | {"bufferization.alloc_tensor"}:
             continue  # nowhere to go, or a space the IR fixed (workgroup): nothing to write
@@ -88,7 +88,7 @@ def apply_placement(module: ir.Module, placement: Placement) -> int:
 class _Layout:
     """The frame buffer of each function and the global of each pool, made on first use."""
 
-    def __init__(self, module: ir.Module, placement: Placement):
+    def __init__(self, module: ir.Module, placement: MlirPlacement):
         self.module = module
         self.placement = placement
         self.frames: dict[str, ir.Value] = {}
@@ -151,8 +151,8 @@ class _Layout:
 
     def _alignment(self, space: str, function: str | None, base: int) -> int:
         """The base must be as aligned as the most aligned buffer placed at an offset in it."""
-        wanted = [d.allocation.alignment or 1 for d in self.placement.decisions
-                  if d.space == space and (function is None or d.allocation.function == function)]
+        wanted = [d.request.alignment for d in self.placement.decisions
+                  if d.space == space and (function is None or d.request.scope == function)]
         return max([base, *wanted])
 
 
