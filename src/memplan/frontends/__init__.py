@@ -27,6 +27,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("tflm", "tflite", (".tflite",), "tflite"),
     Entry("onnx", "onnx", (".onnx",), "onnx"),
     Entry("executorch", "executorch", (".pt2",), "executorch"),
+    Entry("iree", "iree", (".mlir",), "iree"),
 )
 
 

@@ -13,8 +13,9 @@ IREE's layout.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import InputError
 from ..pack import lower_bound
@@ -79,8 +80,7 @@ class IreeProgramPlan:
 
 def plan_arena(pack: Pack, seconds: float = SEARCH_SECONDS) -> ArenaPlan:
     unbounded = [s for s in pack.slices if s.planned_size is None]
-    static = [s for s in pack.slices if s.size is not None]
-    iree = iree_layout([s.size for s in static], static, pack.config) if static else None
+    iree = _iree_static_layout(pack)
     if unbounded:
         return ArenaPlan(pack, ArenaOutcome.REFUSED, None, iree, None,
                          reason=f"slice without a proven size bound ({unbounded[0].why_unbounded})")
@@ -105,11 +105,10 @@ def _outcome(total: int, bound: int, status: SolveStatus | None) -> ArenaOutcome
     return ArenaOutcome.OPTIMAL if status is SolveStatus.OPTIMAL else ArenaOutcome.BEST_FOUND
 
 
-def invocation_peaks(allocas: Sequence[TransientAlloca], packs: Sequence[Pack],
-                     totals: dict[tuple[str, int], int | None]) -> list[InvocationPeak]:
+def invocation_peaks(allocas: Sequence[TransientAlloca],
+                     totals: Mapping[tuple[str, int], int | None]) -> list[InvocationPeak]:
     """The most transient bytes allocated at once in each function, under `totals` (each
-    pack's arena length)."""
-    del packs
+    pack's arena length, by function and position)."""
     by_function: dict[str, list[tuple[int, int, int | None]]] = {}
     for a in allocas:
         size = totals.get((a.function, a.pack)) if a.pack is not None else a.size
@@ -129,75 +128,125 @@ def invocation_peaks(allocas: Sequence[TransientAlloca], packs: Sequence[Pack],
     return peaks
 
 
-def plan_iree_program(source: bytes, name: str, target: Target = LLVM_CPU,
-                      seconds: float = SEARCH_SECONDS,
-                      planner: Callable[[Pack], ArenaPlan] | None = None) -> IreeProgramPlan:
-    """`planner` replaces memplan's packing of each arena (a test writes a wrong plan
-    with it to see the run check fail)."""
+@dataclass
+class IreeProgram:
+    """A program compiled up to IREE's layout of its transient arenas."""
+
+    name: str
+    target: Target
+    module: Any  # ir.Module before `iree-stream-layout-slices`, every function's packs intact
+    packs: tuple[Pack, ...]
+    iree: tuple[Layout | None, ...]  # IREE's layout of each pack's static slices, reproduced
+    iree_reproduced: bool  # IREE's own pass chose exactly those offsets
+    entries: tuple[EntryPoint, ...]  # what a run calls, with its inputs
+    allocas: tuple[TransientAlloca, ...]
+
+
+def read_program(source: bytes, name: str, target: Target = LLVM_CPU) -> IreeProgram:
     from iree.compiler import ir
 
     dumps = iree_stages.before_layout(source, name, target)
-    context = ir.Context()
-    module = iree_packs.assemble(dumps, context, name)
-    packs = iree_packs.read_packs(module)
-    arenas = tuple((planner or (lambda p: plan_arena(p, seconds)))(p) for p in packs)
-    reproduced = _check_reproduction(module, arenas, name)
-    allocas = iree_packs.transient_allocas(module)
+    module = iree_packs.assemble(dumps, ir.Context(), name)
+    packs = tuple(iree_packs.read_packs(module))
+    layouts = tuple(_iree_static_layout(p) for p in packs)
+    reproduced = _check_reproduction(module, packs, layouts, name)
+    return IreeProgram(name, target, module, packs, layouts, reproduced,
+                       tuple(entry_points(module, name)),
+                       tuple(iree_packs.transient_allocas(module)))
+
+
+def _iree_static_layout(pack: Pack) -> Layout | None:
+    static = [s for s in pack.slices if s.size is not None]
+    return iree_layout([s.size for s in static], static, pack.config) if static else None
+
+
+def write_program(program: IreeProgram, layouts: Mapping[int, Layout]) -> bytes:
+    """The `.vmfb` with each pack `layouts` names (by position) laid out as given; the
+    others are left to IREE. The program's module is not changed."""
+    copy = program.module.operation.clone()
+    try:
+        ops = [op for _, op in iree_packs.pack_ops(copy)]
+        for index, layout in layouts.items():
+            iree_packs.write_plan(ops[index], layout.offsets, layout.total)
+        planned = copy.get_asm(enable_debug_info=True)
+    finally:
+        copy.erase()
+    return iree_stages.finish(planned, program.name, program.target)
+
+
+def plan_iree_program(source: bytes, name: str, target: Target = LLVM_CPU,
+                      seconds: float = SEARCH_SECONDS,
+                      planner: Callable[[Pack], ArenaPlan] | None = None) -> IreeProgramPlan:
+    """Plan every arena with memplan (or `planner`: a test writes a wrong plan with it to
+    see the run check fail) and compile the program with the plans written."""
+    program = read_program(source, name, target)
+    arenas = tuple((planner or (lambda p: plan_arena(p, seconds)))(p) for p in program.packs)
     iree_totals = {(a.pack.function, a.pack.index): a.iree_total for a in arenas}
     ours = {(a.pack.function, a.pack.index): a.memplan.total if a.memplan is not None
             else a.iree_total for a in arenas}
-    before = invocation_peaks(allocas, packs, iree_totals)
-    after = invocation_peaks(allocas, packs, ours)
+    before = invocation_peaks(program.allocas, iree_totals)
+    after = invocation_peaks(program.allocas, ours)
     peaks = tuple(InvocationPeak(b.function, b.iree, a.iree)
                   for b, a in zip(before, after, strict=True))
-    for (_, op), arena in zip(iree_packs.pack_ops(module), arenas, strict=True):
-        if arena.memplan is not None:
-            iree_packs.write_plan(op, arena.memplan.offsets, arena.memplan.total)
-    entries = tuple(entry_points(module, name))
-    planned = module.operation.get_asm(enable_debug_info=True)
-    vmfb = iree_stages.finish(planned, name, target)
-    return IreeProgramPlan(name, target, arenas, peaks, reproduced, vmfb, entries)
+    vmfb = write_program(program, {i: a.memplan for i, a in enumerate(arenas)
+                                   if a.memplan is not None})
+    return IreeProgramPlan(name, target, arenas, peaks, program.iree_reproduced, vmfb,
+                           program.entries)
+
+
+def run_inputs(entries: Sequence[EntryPoint], source: bytes, name: str
+               ) -> tuple[list[RunInput], list[RunParameter]]:
+    """What a run check calls (entry points and their input shapes) and the external
+    parameters the program reads (random values stand in for them)."""
+    from iree.compiler import ir
+
+    try:
+        inputs = ir.Module.parse(source.decode(), ir.Context())
+    except (ir.MLIRError, UnicodeDecodeError) as err:
+        raise InputError(name, f"cannot read the program's parameters: {err}") from None
+    params = [RunParameter(p.scope, p.key, p.spec.shape, p.spec.element)
+              for p in parameters(inputs)]
+    runs = [RunInput(e.function, tuple((t.shape, t.element) for t in e.inputs))
+            for e in entries]
+    return runs, params
 
 
 def check_run(plan: IreeProgramPlan, source: bytes, reference: bytes | None = None,
               seed: int = 0) -> RunComparison:
     """Run IREE's own compile and memplan's on the same random inputs (and random
     parameters when the program reads external ones); compare the outputs byte for byte."""
-    from iree.compiler import ir
-
     if reference is None:
         reference = reference_vmfb(source, plan.name, plan.target)
-    try:
-        inputs = ir.Module.parse(source.decode(), ir.Context())
-    except (ir.MLIRError, UnicodeDecodeError) as err:
-        raise InputError(plan.name, f"cannot read the program's parameters: {err}") from None
-    params = [RunParameter(p.scope, p.key, p.spec.shape, p.spec.element)
-              for p in parameters(inputs)]
-    runs = [RunInput(e.function, tuple((t.shape, t.element) for t in e.inputs))
-            for e in plan.entries]
+    runs, params = run_inputs(plan.entries, source, plan.name)
     try:
         return compare_vmfbs(reference, plan.vmfb, runs, params, seed)
     except ValueError as err:
         raise InputError(plan.name, f"cannot run the program: {err}") from None
 
 
-def _check_reproduction(module, arenas: Sequence[ArenaPlan], name: str) -> bool:
+def _check_reproduction(module: Any, packs: Sequence[Pack], layouts: Sequence[Layout | None],
+                        name: str) -> bool:
     """Whether IREE's layout pass, run on the static packs, chose the offsets reproduced."""
-    static = [a for a in arenas if not a.dynamic]
+    from iree.compiler import ir
+
+    static = [i for i, p in enumerate(packs) if all(s.size is not None for s in p.slices)]
     if not static:
         return True
     copy = module.operation.clone()
-    for (_, op), arena in zip(iree_packs.pack_ops(copy), arenas, strict=True):
-        if not arena.dynamic:
-            iree_packs.mark_results(op)
-    laid_out = iree_stages.layout_with_iree(copy.get_asm(), name)
-    from iree.compiler import ir
-
+    try:
+        ops = [op for _, op in iree_packs.pack_ops(copy)]
+        for i in static:
+            iree_packs.mark_results(ops[i])
+        text = copy.get_asm()
+    finally:
+        copy.erase()
+    laid_out = iree_stages.layout_with_iree(text, name)
     values = iree_packs.marked_values(ir.Module.parse(laid_out, module.context), name)
     expected: list[int] = []
-    for arena in static:
-        assert arena.iree is not None
-        expected += [arena.iree.total, *arena.iree.offsets]
+    for i in static:
+        layout = layouts[i]
+        assert layout is not None
+        expected += [layout.total, *layout.offsets]
     return values == expected
 
 
@@ -215,4 +264,5 @@ def read_source(path: str) -> bytes:
 
 
 __all__ = ["ArenaOutcome", "ArenaPlan", "InvocationPeak", "IreeProgramPlan", "PackSlice",
-           "check_run", "plan_arena", "plan_iree_program", "reference_vmfb"]
+           "IreeProgram", "check_run", "plan_arena", "plan_iree_program", "read_program",
+           "reference_vmfb", "run_inputs", "write_program"]

@@ -1,19 +1,21 @@
 """Run two compiles of one IREE program on the same random inputs and compare the outputs
 byte for byte, in a child process (a crash of the runtime is a failed check, not ours).
 
-The parent (`compare_vmfbs`) writes the inputs (`.npy`), the random parameter archive
-(`.irpa`) and a spec in a temporary folder; the child (`python -m
-memplan.run.iree_compare SPEC`) loads each `.vmfb` with `iree-base-runtime`, calls every
-entry point and prints one JSON line: for each function, whether the outputs agree.
+`run_pair` makes the random inputs and the random parameter archive (`.irpa`) from a
+seed, loads each `.vmfb` with `iree-base-runtime`, calls every entry point and lists
+the outputs that differ. `compare_vmfbs` runs it in a child (`python -m
+memplan.run.iree_compare SPEC`); the driver's front end calls it inside the driver's own
+child process.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,22 +56,19 @@ def _dtype(element: str) -> type:
 
 def compare_vmfbs(reference: bytes, planned: bytes, entries: Sequence[RunInput],
                   parameters: Sequence[RunParameter] = (), seed: int = 0) -> RunComparison:
-    rng = np.random.default_rng(seed)
+    """`run_pair` in a child process."""
+    for entry in entries:
+        for _, element in entry.shapes:
+            _dtype(element)
+    for p in parameters:
+        _dtype(p.element)
     with tempfile.TemporaryDirectory(prefix="memplan-iree-") as folder:
         root = Path(folder)
         (root / "reference.vmfb").write_bytes(reference)
         (root / "planned.vmfb").write_bytes(planned)
-        calls = []
-        for entry in entries:
-            paths = []
-            for i, (shape, element) in enumerate(entry.shapes):
-                path = root / f"{entry.function}.{i}.npy"
-                np.save(path, random_array(rng, shape, _dtype(element)))
-                paths.append(str(path))
-            calls.append({"function": entry.function, "inputs": paths})
-        archives = _write_parameters(root, parameters, rng)
         spec = {"vmfbs": [str(root / "reference.vmfb"), str(root / "planned.vmfb")],
-                "calls": calls, "parameters": archives}
+                "entries": [dataclasses.asdict(e) for e in entries],
+                "parameters": [dataclasses.asdict(p) for p in parameters], "seed": seed}
         (root / "spec.json").write_text(json.dumps(spec))
         try:
             done = subprocess.run([sys.executable, "-m", __name__, str(root / "spec.json")],
@@ -82,12 +81,47 @@ def compare_vmfbs(reference: bytes, planned: bytes, entries: Sequence[RunInput],
         lines = (done.stderr or "").strip().splitlines()
         return RunComparison(False, names, "the runtime failed: "
                              + (lines[-1] if lines else f"exit {done.returncode}"))
-    report = json.loads(done.stdout.strip().splitlines()[-1])
-    return RunComparison(not report["differences"], names, "; ".join(report["differences"]))
+    differences = json.loads(done.stdout.strip().splitlines()[-1])["differences"]
+    return RunComparison(not differences, names, "; ".join(differences))
+
+
+def run_pair(reference: bytes, planned: bytes, entries: Sequence[RunInput],
+             parameters: Sequence[RunParameter], seed: int,
+             progress: Callable[[str, str], None] | None = None) -> list[str]:
+    """Both modules on the same random inputs and parameters, in this process: the
+    differences of their outputs, one line each (none: identical)."""
+    from .iree_exec import LoadedProgram
+
+    rng = np.random.default_rng(seed)
+    inputs = {e.function: [random_array(rng, shape, _dtype(element))
+                           for shape, element in e.shapes] for e in entries}
+    with tempfile.TemporaryDirectory(prefix="memplan-irpa-") as folder:
+        archives = _write_parameters(Path(folder), parameters, rng)
+        results = []
+        for which, vmfb in (("original", reference), ("planned", planned)):
+            if progress is not None:
+                progress(which, "loading the module")
+            program = LoadedProgram(vmfb, name=which, parameters=archives)
+            outputs = {}
+            for e in entries:
+                if progress is not None:
+                    progress(which, f"calling @{e.function}")
+                outputs[e.function] = program.call(e.function, inputs[e.function])
+            results.append(outputs)
+    differences = []
+    for e in entries:
+        before, after = results[0][e.function], results[1][e.function]
+        if len(before) != len(after):
+            differences.append(f"@{e.function}: {len(before)} outputs, then {len(after)}")
+            continue
+        for i, (a, b) in enumerate(zip(before, after, strict=True)):
+            if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
+                differences.append(f"@{e.function}: output {i} differs")
+    return differences
 
 
 def _write_parameters(root: Path, parameters: Sequence[RunParameter],
-                      rng: np.random.Generator) -> list[list[str]]:
+                      rng: np.random.Generator) -> list[tuple[str, str]]:
     import iree.runtime as rt
 
     by_scope: dict[str, list[RunParameter]] = {}
@@ -100,32 +134,19 @@ def _write_parameters(root: Path, parameters: Sequence[RunParameter],
             index.add_buffer(p.key, random_array(rng, p.shape, _dtype(p.element)).tobytes())
         path = root / f"parameters{n}.irpa"
         index.create_archive_file(str(path))
-        archives.append([scope, str(path)])
+        archives.append((scope, str(path)))
     return archives
 
 
 def _child(spec_path: str) -> None:
-    from .iree_exec import LoadedProgram
-
     spec = json.loads(Path(spec_path).read_text())
-    parameters = [tuple(p) for p in spec["parameters"]]
-    results = []
-    for vmfb in spec["vmfbs"]:
-        program = LoadedProgram(Path(vmfb).read_bytes(), name=vmfb, parameters=parameters)
-        results.append({c["function"]: program.call(c["function"],
-                                                    [np.load(p) for p in c["inputs"]])
-                        for c in spec["calls"]})
-    differences = []
-    for call in spec["calls"]:
-        function = call["function"]
-        before, after = results[0][function], results[1][function]
-        if len(before) != len(after):
-            differences.append(f"@{function}: {len(before)} outputs, then {len(after)}")
-            continue
-        for i, (a, b) in enumerate(zip(before, after, strict=True)):
-            if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
-                differences.append(f"@{function}: output {i} differs")
-    print(json.dumps({"differences": differences}))
+    entries = [RunInput(e["function"], tuple((tuple(s), el) for s, el in e["shapes"]))
+               for e in spec["entries"]]
+    params = [RunParameter(p["scope"], p["key"], tuple(p["shape"]), p["element"])
+              for p in spec["parameters"]]
+    reference, planned = (Path(v).read_bytes() for v in spec["vmfbs"])
+    print(json.dumps({"differences": run_pair(reference, planned, entries, params,
+                                              spec["seed"])}))
 
 
 if __name__ == "__main__":
