@@ -28,6 +28,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("onnx", "onnx", (".onnx",), "onnx"),
     Entry("executorch", "executorch", (".pt2",), "executorch"),
     Entry("tvm", "tvm_relax", (".py",), "tvm"),
+    Entry("iree", "iree", (".mlir",), "mlir"),
 )
 
 
