@@ -289,7 +289,7 @@ def test_greedy_runs_on_threads_are_the_runs_made_one_by_one(problem):
 
     listed = []
     for workers in (1, 2, 3):
-        heuristics._last_runs = None  # no reuse of the previous call's runs
+        heuristics._kept_runs.clear()  # no reuse of the previous call's runs
         runs = heuristics.greedy_runs(problem, workers=workers)
         listed.append([(r.order_name, r.fit, r.offsets.tolist(), r.peak) for r in runs])
     assert listed[0] == listed[1] == listed[2]

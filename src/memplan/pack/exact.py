@@ -142,13 +142,13 @@ def _greedy(problem: Problem, parts: list[Part], deadline: float) -> Solution:
     """The greedy start: the best strategy of each part (no worse than the best
     single strategy for all, since parts do not interact), identical parts once."""
     if len(parts) == 1:
-        return pack_heuristic(problem, deadline)
+        return pack_heuristic(problem)
     done: dict[tuple, Solution] = {}
     plans = []
     for part in parts:
         key = part.signature()
         if key not in done:
-            done[key] = part.shared(pack_heuristic(part.problem, deadline))
+            done[key] = part.shared(pack_heuristic(part.problem))
         plans.append(part.own(done[key]))
     names = {plan.strategy for plan in plans}
     strategy = names.pop() if len(names) == 1 else "best per partition"
@@ -413,10 +413,15 @@ def _layered(
 
 def _improve_all(large: list[_Group], target: int, deadline: float, groups: list[_Group],
                  on_progress: Callable[[int, int], None] | None) -> None:
-    for group in large:
-        if time.perf_counter() > deadline:
+    """Highest part first, each with an equal share of the time left: the whole's
+    peak is its highest part's, so lowering any other first gains nothing."""
+    ordered = sorted(large, key=lambda g: -g.peak)
+    for k, group in enumerate(ordered):
+        now = time.perf_counter()
+        if now > deadline:
             return
-        _improve(group, target, deadline, _reporter(groups, group, on_progress))
+        share = now + (deadline - now) / (len(ordered) - k)
+        _improve(group, target, share, _reporter(groups, group, on_progress))
 
 
 def _improve(group: _Group, target: int, deadline: float,

@@ -59,31 +59,35 @@ FINISH_SHARE = 0.05
 
 def plan_exact(
     problem: Problem, *, minimize: bool = False, time_limit: float | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None, started: float | None = None,
 ) -> PackResult:
     """Pack with the exact solver: fit the capacity, or with `minimize` the lowest peak.
 
-    `time_limit` bounds the whole call: the greedy start, the set-up, the
-    search and the final check. The plan has been validated. When the capacity
-    is proven out of reach (status "infeasible"), the heuristic plan is returned
-    so the caller can still show it.
+    `time_limit` bounds the whole call from `started` (time.perf_counter; default
+    now; the CLI passes its process's start): loading the kernels, the greedy
+    start, the set-up, the search and the final check. The greedy start always
+    runs whole, so the plan is never worse than `plan(problem)`'s; a limit
+    shorter than the greedy start ends right after it. The plan has been
+    validated. When the capacity is proven out of reach (status "infeasible"),
+    the heuristic plan is returned so the caller can still show it.
     """
     from .decide import load_search
     from .exact import solve_exact
 
-    # Loading (or, on a fresh install, compiling) the search is not solving it.
-    load_search()
-    prepare_greedy(len(problem.buffers))
-    started = time.perf_counter()
+    if started is None:
+        started = time.perf_counter()
     deadline = math.inf
     if time_limit is not None:
         deadline = started + (1 - FINISH_SHARE) * time_limit
+    load_search()
+    prepare_greedy(len(problem.buffers))
+    solving = time.perf_counter()
     result = solve_exact(problem, minimize=minimize, deadline=deadline, on_progress=on_progress)
     solution = result.solution  # validated by solve_exact
     if solution is None:  # the greedy runs of this problem are kept: no second packing
-        solution = pack_heuristic(problem, deadline)
+        solution = pack_heuristic(problem)
         validate(problem, solution, check_capacity=False)
-    seconds = time.perf_counter() - started
+    seconds = time.perf_counter() - solving
     return PackResult(
         problem, solution, lower_bound(problem), solution.peak(problem), seconds,
         status=result.status, proven_bound=result.best_bound,
