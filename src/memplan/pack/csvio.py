@@ -22,6 +22,10 @@ from ..errors import InputError
 from ..limits import MAX_INT_CHARS, MAX_TOTAL, MAX_VALUE, read_int, shorten
 from .problem import Buffer, Problem, Solution
 
+# The most buffers one CSV may hold. Reading and packing a million takes about 730 MB
+# (docs/benchmarks.md, "A million buffers"), growing in proportion: past this a file
+# is refused at the row that crosses it, before memory runs out (docs/reliability.md).
+MAX_BUFFERS = 1 << 22  # 4,194,304
 REQUIRED_COLUMNS = ("id", "lower", "upper", "size")
 OPTIONAL_COLUMNS = ("alignment", "offset")
 
@@ -173,6 +177,9 @@ def _parse_lines(lines: Iterable[str], path: str) -> Problem:
             raise InputError(path, f"duplicate id {shorten(buffer.id)} (first on line "
                              f"{seen_ids[buffer.id]})", line)
         seen_ids[buffer.id] = line
+        if len(buffers) == MAX_BUFFERS:
+            raise InputError(path, f"more than {MAX_BUFFERS:,} buffers, memplan's limit for one "
+                             "problem (its memory grows with the buffers)", line)
         total += buffer.size + buffer.alignment
         if total > MAX_TOTAL:
             raise InputError(path, "the sizes and alignments add up to more than 2**62 bytes",

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from .bound import lower_bound
 from .decide import DEFAULT_ORDERS, Decider, Verdict
-from .heuristics import pack_heuristic
+from .heuristics import GREEDY_THREADS_FROM, GREEDY_WORKERS, pack_heuristic
 from .parts import Part, merge, split
 from .problem import Buffer, Problem, Solution
 from .status import SolveStatus, VerdictStatus
@@ -143,13 +143,25 @@ def _greedy(problem: Problem, parts: list[Part], deadline: float) -> Solution:
     single strategy for all, since parts do not interact), identical parts once."""
     if len(parts) == 1:
         return pack_heuristic(problem)
-    done: dict[tuple, Solution] = {}
-    plans = []
+    distinct: dict[tuple, Part] = {}
     for part in parts:
-        key = part.signature()
-        if key not in done:
-            done[key] = part.shared(pack_heuristic(part.problem))
-        plans.append(part.own(done[key]))
+        distinct.setdefault(part.signature(), part)
+    large = sum(len(p.problem.buffers) >= GREEDY_THREADS_FROM for p in distinct.values())
+    if large >= 2:
+        # Parts side by side, one thread each (the compiled core releases the GIL): a
+        # million buffers in 16 parts of the cheap portfolio's two runs would otherwise
+        # keep one core waiting at the end of every part.
+        from concurrent.futures import ThreadPoolExecutor
+
+        workers = min(GREEDY_WORKERS, os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            packed = list(pool.map(lambda p: pack_heuristic(p.problem, workers=1),
+                                   distinct.values()))
+    else:
+        packed = [pack_heuristic(p.problem) for p in distinct.values()]
+    done = {key: part.shared(plan)
+            for (key, part), plan in zip(distinct.items(), packed, strict=True)}
+    plans = [part.own(done[part.signature()]) for part in parts]
     names = {plan.strategy for plan in plans}
     strategy = names.pop() if len(names) == 1 else "best per partition"
     return Solution(merge(len(problem.buffers), parts, plans), strategy)

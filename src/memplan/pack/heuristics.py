@@ -19,6 +19,7 @@ plain scan here. Both give the same plan for the same order and fit.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -240,17 +241,19 @@ def greedy_runs(problem: Problem, workers: int | None = None) -> list[GreedyRun]
 
         with ThreadPoolExecutor(max_workers=workers) as pool:
             runs = list(pool.map(lambda strategy: run(*strategy), strategies))
-    _kept_runs[id(problem)] = (problem, runs)  # the problem kept alive keeps its id unique
-    while len(_kept_runs) > RUNS_KEPT:
-        del _kept_runs[next(iter(_kept_runs))]  # the oldest
+    with _kept_lock:  # parts may be packed on threads side by side
+        _kept_runs[id(problem)] = (problem, runs)  # kept alive, the problem keeps its id
+        while len(_kept_runs) > RUNS_KEPT:
+            del _kept_runs[next(iter(_kept_runs))]  # the oldest
     return runs
 
 
 RUNS_KEPT = 64
 _kept_runs: dict[int, tuple[Problem, list[GreedyRun]]] = {}
+_kept_lock = threading.Lock()
 
 
-def pack_heuristic(problem: Problem) -> Solution:
+def pack_heuristic(problem: Problem, workers: int | None = None) -> Solution:
     """The lowest peak of `greedy_runs` (first listed wins ties)."""
-    best = min(greedy_runs(problem), key=lambda run: run.peak)
+    best = min(greedy_runs(problem, workers), key=lambda run: run.peak)
     return Solution(tuple(best.offsets.tolist()), strategy=f"{best.order_name}/{best.fit}")
