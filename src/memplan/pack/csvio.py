@@ -22,10 +22,10 @@ from ..errors import InputError
 from ..limits import MAX_INT_CHARS, MAX_TOTAL, MAX_VALUE, read_int, shorten
 from .problem import Buffer, Problem, Solution
 
-# The most buffers one CSV may hold. Reading and packing a million takes about 730 MB
+# The most buffers one CSV may hold. Reading and packing a million takes 720-860 MB
 # (docs/benchmarks.md, "A million buffers"), growing in proportion: past this a file
 # is refused at the row that crosses it, before memory runs out (docs/reliability.md).
-MAX_BUFFERS = 1 << 22  # 4,194,304
+MAX_BUFFERS = 1 << 21  # 2,097,152
 REQUIRED_COLUMNS = ("id", "lower", "upper", "size")
 OPTIONAL_COLUMNS = ("alignment", "offset")
 
