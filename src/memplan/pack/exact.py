@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from .bound import lower_bound
 from .decide import DEFAULT_ORDERS, Decider, Verdict
-from .heuristics import GREEDY_THREADS_FROM, GREEDY_WORKERS, pack_heuristic
+from .heuristics import pack_by_parts
 from .parts import Part, merge, split
 from .problem import Buffer, Problem, Solution
 from .status import SolveStatus, VerdictStatus
@@ -120,7 +120,7 @@ def solve_exact(
     given = initial is not None
     parts = split(problem)
     if initial is None:
-        initial = _greedy(problem, parts, deadline)
+        initial = pack_by_parts(problem, parts)
     if on_progress is not None:
         on_progress(initial.peak(problem), lower_bound(problem))
     # Every plan returned is validated: by parts, the merged plan at the end.
@@ -136,35 +136,6 @@ def solve_exact(
         return run.decide(capacity)
     return _by_parts(problem, parts, capacity, minimize or capacity is None, started, deadline,
                      initial, workers, on_progress)
-
-
-def _greedy(problem: Problem, parts: list[Part], deadline: float) -> Solution:
-    """The greedy start: the best strategy of each part (no worse than the best
-    single strategy for all, since parts do not interact), identical parts once."""
-    if len(parts) == 1:
-        return pack_heuristic(problem)
-    distinct: dict[tuple, Part] = {}
-    for part in parts:
-        distinct.setdefault(part.signature(), part)
-    large = sum(len(p.problem.buffers) >= GREEDY_THREADS_FROM for p in distinct.values())
-    if large >= 2:
-        # Parts side by side, one thread each (the compiled core releases the GIL): a
-        # million buffers in 16 parts of the cheap portfolio's two runs would otherwise
-        # keep one core waiting at the end of every part.
-        from concurrent.futures import ThreadPoolExecutor
-
-        workers = min(GREEDY_WORKERS, os.cpu_count() or 1)
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            packed = list(pool.map(lambda p: pack_heuristic(p.problem, workers=1),
-                                   distinct.values()))
-    else:
-        packed = [pack_heuristic(p.problem) for p in distinct.values()]
-    done = {key: part.shared(plan)
-            for (key, part), plan in zip(distinct.items(), packed, strict=True)}
-    plans = [part.own(done[part.signature()]) for part in parts]
-    names = {plan.strategy for plan in plans}
-    strategy = names.pop() if len(names) == 1 else "best per partition"
-    return Solution(merge(len(problem.buffers), parts, plans), strategy)
 
 
 def _by_parts(
@@ -398,7 +369,7 @@ def _layered(
     end = now + share
     known: _Known = {}
     parts = split(both)
-    result = _by_parts(both, parts, None, True, now, end, _greedy(both, parts, end), workers,
+    result = _by_parts(both, parts, None, True, now, end, pack_by_parts(both, parts), workers,
                        None, known)
     assert result.solution is not None  # no capacity to miss
     layers = [Solution(result.solution.offsets[:k]), Solution(result.solution.offsets[k:])]

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .bound import lower_bound
-from .heuristics import pack_heuristic, prepare_greedy
+from .heuristics import pack_by_parts, prepare_greedy
 from .problem import Problem, Solution
 from .status import SolveStatus
 from .validate import validate
@@ -43,10 +43,11 @@ class PackResult:
 
 
 def plan(problem: Problem) -> PackResult:
-    """Pack with the heuristics; the plan returned has been validated."""
+    """Pack with the heuristics, each time partition on its own; the plan returned has
+    been validated."""
     prepare_greedy(len(problem.buffers))
     started = time.perf_counter()
-    solution = pack_heuristic(problem)
+    solution = pack_by_parts(problem)
     seconds = time.perf_counter() - started
     # A heuristic plan may exceed the capacity; that is reported, not hidden.
     validate(problem, solution, check_capacity=False)
@@ -84,8 +85,8 @@ def plan_exact(
     solving = time.perf_counter()
     result = solve_exact(problem, minimize=minimize, deadline=deadline, on_progress=on_progress)
     solution = result.solution  # validated by solve_exact
-    if solution is None:  # the greedy runs of this problem are kept: no second packing
-        solution = pack_heuristic(problem)
+    if solution is None:  # the greedy runs of its parts are kept: no second packing
+        solution = pack_by_parts(problem)
         validate(problem, solution, check_capacity=False)
     seconds = time.perf_counter() - solving
     return PackResult(
