@@ -79,3 +79,17 @@ def test_cli_time_limit_zero_is_no_worse_than_none(tmp_path, capsys):
                         if line.startswith("peak ")))
 
     assert peak("--time-limit", "0") <= peak()
+
+
+def test_the_limit_counts_from_the_process_start_only_for_the_memplan_command(monkeypatch):
+    import sys
+    import types
+
+    from memplan.pack.clock import command_started
+
+    before = time.perf_counter()
+    assert command_started() >= before  # pytest's process: the limit counts from the call
+    fake = types.ModuleType("__main__")
+    fake.__file__ = "/usr/local/bin/memplan"  # the console script
+    monkeypatch.setitem(sys.modules, "__main__", fake)
+    assert command_started() < before  # this process started before the test did

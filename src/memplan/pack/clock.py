@@ -4,18 +4,17 @@ start-up and the imports count against `--time-limit S` like the search does."""
 from __future__ import annotations
 
 import os
+import sys
 import time
-
-# A process that has run longer than this before the command began is not a fresh
-# `memplan` process (a test or a program calling `memplan.cli.main`): its limit
-# counts from the call instead.
-START_UP_MAX = 2.0  # seconds
 
 
 def command_started() -> float:
     """The start of this command on the `time.perf_counter` clock: the process's start
-    (Linux: from /proc, to the kernel's tick) when it is recent, else now."""
+    (Linux: from /proc, to the kernel's tick) when the process is the `memplan` command,
+    else (a test or a program calling `memplan.cli.main`, or no /proc) now."""
     now = time.perf_counter()
+    if not _is_memplan_command():
+        return now
     try:
         with open("/proc/self/stat", "rb") as f:
             # Field 22 (starttime, in clock ticks since boot) follows the command name,
@@ -25,4 +24,14 @@ def command_started() -> float:
             "SC_CLK_TCK")
     except (OSError, ValueError, IndexError, AttributeError):
         return now
-    return now - elapsed if 0.0 <= elapsed <= START_UP_MAX else now
+    return now - max(elapsed, 0.0)
+
+
+def _is_memplan_command() -> bool:
+    """Whether the process was started as `memplan` (the console script) or
+    `python -m memplan`."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name.split(".")[0] == "memplan":
+        return True
+    return os.path.basename(getattr(main, "__file__", "") or "") == "memplan"
