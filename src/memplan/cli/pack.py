@@ -42,8 +42,9 @@ def run(args: argparse.Namespace) -> int:
 
     started = command_started()  # a time limit counts Python's start-up too
 
+    # Only the reader before the file is read: a missing or bad file is said without
+    # loading numpy and the kernels.
     from ..pack.csvio import format_solution, read_problem, read_problem_from
-    from ..report.pack_report import format_pack_text, pack_json
 
     outputs = Outputs([] if args.file == STDIN else [args.file])
     outputs.claim(args.output, "plan")
@@ -59,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         problem = read_problem(args.file, args.capacity)
     from ..pack.planner import plan, plan_exact
     from ..report.pack_progress import PackProgress, wanted
+    from ..report.pack_report import format_pack_text, pack_json
 
     with PackProgress(wanted(args.json)) as progress:
         if args.exact or args.minimize or args.time_limit is not None:
