@@ -183,8 +183,9 @@ CHEAP_PORTFOLIO = (("size", "first-fit"), ("duration", "first-fit"))
 
 
 def portfolio(buffers: int) -> list[tuple[str, str]]:
-    """The strategies a problem of this many buffers is packed with, best first
-    where that is known: every one below CHEAP_PORTFOLIO_FROM, the cheap ones above."""
+    """The strategies a problem of this many buffers is packed with: every one below
+    CHEAP_PORTFOLIO_FROM, the cheap ones from there (all of them always run: the
+    order only breaks ties, first listed first)."""
     if buffers >= CHEAP_PORTFOLIO_FROM:
         return list(CHEAP_PORTFOLIO)
     return all_strategies()
