@@ -117,7 +117,7 @@ def test_bad_stdin_is_one_line_naming_stdin():
 def test_capacity_below_the_lower_bound_says_no_plan_can_fit(example, capsys):
     assert main(["pack", str(example), "--capacity", "11", "--exact", "--summary"]) == 1
     err = capsys.readouterr().err
-    assert "no plan can fit capacity 11: the lower bound is 12 bytes" in err
+    assert err == "memplan: no plan can fit capacity 11: the lower bound is 12 bytes\n"
     # At the bound a plan may fit: nothing is said.
     assert main(["pack", str(example), "--capacity", "12", "--summary"]) == 0
     assert "no plan can fit" not in capsys.readouterr().err

@@ -74,11 +74,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_pack_text(result, show_buffers=not args.summary), end="")
     if result.fits is False:
+        reason = EXIT_1
         if problem.capacity is not None and problem.capacity < result.lower_bound:
-            print(f"memplan: no plan can fit capacity {problem.capacity:,}: the lower bound is "
-                  f"{result.lower_bound:,} bytes (the most bytes live at one time, or a pinned "
-                  "buffer's top)", file=sys.stderr)
-        outputs.abandon(EXIT_1)
+            reason = (f"no plan can fit capacity {problem.capacity:,}: the lower bound is "
+                      f"{result.lower_bound:,} bytes")
+            if not (args.output or args.plot):  # else the line below says it
+                print(f"memplan: {reason}", file=sys.stderr)
+        outputs.abandon(reason)
         return 1
     if args.plot:
         from ..report.layout_plot import write_layout_plot
