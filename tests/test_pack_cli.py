@@ -95,3 +95,29 @@ def test_output_may_not_overwrite_input(example, capsys):
     assert main(["pack", str(example), "-o", str(example)]) == 2
     assert "refusing to overwrite the input file" in capsys.readouterr().err
     assert example.read_bytes() == before
+
+
+def test_dash_reads_the_problem_from_stdin(example):
+    done = subprocess.run([sys.executable, "-m", "memplan", "pack", "-", "--summary",
+                           "--capacity", "12"], input=EXAMPLE, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert "peak                12" in done.stdout
+    assert "capacity            12" in done.stdout
+
+
+def test_bad_stdin_is_one_line_naming_stdin():
+    done = subprocess.run([sys.executable, "-m", "memplan", "pack", "-"], input="id,lower\n",
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "memplan: <stdin>:1: missing column 'upper' in header"]
+
+
+def test_capacity_below_the_lower_bound_says_no_plan_can_fit(example, capsys):
+    assert main(["pack", str(example), "--capacity", "11", "--exact", "--summary"]) == 1
+    err = capsys.readouterr().err
+    assert err == "memplan: no plan can fit capacity 11: the lower bound is 12 bytes\n"
+    # At the bound a plan may fit: nothing is said.
+    assert main(["pack", str(example), "--capacity", "12", "--summary"]) == 0
+    assert "no plan can fit" not in capsys.readouterr().err

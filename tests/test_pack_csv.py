@@ -111,3 +111,15 @@ def test_unreadable_path(tmp_path):
         read_problem(tmp_path / "missing.csv")
     with pytest.raises(InputError, match="cannot read file"):
         read_problem(tmp_path)
+
+
+def test_too_many_buffers_are_refused_at_the_row_that_crosses_the_limit(monkeypatch):
+    from memplan.errors import InputError
+    from memplan.pack import csvio
+
+    monkeypatch.setattr(csvio, "MAX_BUFFERS", 3)
+    text = "id,lower,upper,size\n" + "".join(f"b{i},0,1,4\n" for i in range(4))
+    with pytest.raises(InputError, match="more than 3 buffers") as caught:
+        parse_problem(text)
+    assert caught.value.place == 5
+    assert len(parse_problem("id,lower,upper,size\nb0,0,1,4\nb1,0,1,4\nb2,0,1,4\n")) == 3

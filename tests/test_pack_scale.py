@@ -286,7 +286,7 @@ def test_greedy_runs_on_threads_are_the_runs_made_one_by_one(problem):
 
     listed = []
     for workers in (1, 2, 3):
-        heuristics._last_runs = None  # no reuse of the previous call's runs
+        heuristics._kept_runs.clear()  # no reuse of the previous call's runs
         runs = heuristics.greedy_runs(problem, workers=workers)
         listed.append([(r.order_name, r.fit, r.offsets.tolist(), r.peak) for r in runs])
     assert listed[0] == listed[1] == listed[2]
@@ -361,7 +361,7 @@ def test_a_part_that_cannot_reach_the_floor_does_not_hold_the_others_back():
                                           b.alignment) for b in small)])
     d_greedy = pack_heuristic(d).peak(d)
     assert pack_heuristic(Problem(small)).peak(Problem(small)) > 986112
-    result = solve_exact(whole, minimize=True, time_limit=2)
+    result = solve_exact(whole, minimize=True, time_limit=6)  # 2 s failed at load 10 on 2 cores
     offsets, sizes = result.solution.offsets, [b.size for b in whole.buffers]
     n = len(d.buffers)
     assert max(o + s for o, s in zip(offsets[n:], sizes[n:], strict=True)) <= 986112

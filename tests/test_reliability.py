@@ -75,8 +75,9 @@ def test_over_capacity_writes_nothing_and_says_so(tmp_path, capsys):
     out = tmp_path / "plan.csv"
     assert main(["pack", str(source), "--capacity", "8", "-o", str(out), "--summary"]) == 1
     assert not out.exists()
-    assert capsys.readouterr().err == (f"memplan: nothing written to {out}: the plan exceeds "
-                                       "the capacity\n")
+    # 8 is below the lower bound (16): the one line says so (issue 24).
+    assert capsys.readouterr().err == (f"memplan: nothing written to {out}: no plan can fit "
+                                       "capacity 8: the lower bound is 16 bytes\n")
 
 
 def test_each_written_file_is_named_on_stderr(tmp_path, capsys):

@@ -9,13 +9,15 @@ from ..files import Outputs
 from .args import non_negative_int, non_negative_seconds
 
 EXIT_1 = "the plan exceeds the capacity"
+STDIN = "-"
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("pack", help="pack buffers with lifetimes at static offsets",
                             description="Pack the buffers of a minimalloc-style CSV "
                             "(id,lower,upper,size[,alignment][,offset]) into one memory.")
-    p.add_argument("file", help="CSV file; a name like A.1048576.csv gives the capacity")
+    p.add_argument("file", help="CSV file, or - for standard input; a name like A.1048576.csv "
+                   "gives the capacity")
     p.add_argument("--capacity", type=non_negative_int, help="bytes available (overrides the "
                    "file name)")
     p.add_argument("-o", "--output", help="write the plan as CSV with an offset column")
@@ -35,10 +37,18 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..pack import format_solution, plan, read_problem
-    from ..report.pack_report import format_pack_text, pack_json
+    import io
+    import sys
 
-    outputs = Outputs([args.file])
+    from ..pack.clock import command_started
+
+    started = command_started()  # a time limit counts Python's start-up too
+
+    # Only the reader before the file is read: a missing or bad file is said without
+    # loading numpy and the kernels.
+    from ..pack.csvio import format_solution, read_problem, read_problem_from
+
+    outputs = Outputs([] if args.file == STDIN else [args.file])
     outputs.claim(args.output, "plan")
     outputs.claim(args.plot, "layout plot", flag="--plot")
     outputs.claim(args.c_header, "C header", flag="--c-header")
@@ -46,15 +56,20 @@ def run(args: argparse.Namespace) -> int:
         from ..report.layout_plot import check_plot_path
 
         plot_format = check_plot_path(args.plot)
-    problem = read_problem(args.file, args.capacity)
+    if args.file == STDIN:
+        stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8")  # whatever the locale
+        problem = read_problem_from(stdin, "<stdin>", args.capacity)
+    else:
+        problem = read_problem(args.file, args.capacity)
+    from ..pack.planner import plan, plan_exact
     from ..report.pack_progress import PackProgress, wanted
+    from ..report.pack_report import format_pack_text, pack_json
 
     with PackProgress(wanted(args.json)) as progress:
         if args.exact or args.minimize or args.time_limit is not None:
-            from ..pack.planner import plan_exact
-
             result = plan_exact(problem, minimize=not args.exact or args.minimize,
-                                time_limit=args.time_limit, on_progress=progress.update)
+                                time_limit=args.time_limit, on_progress=progress.update,
+                                started=started)
         else:
             result = plan(problem)
     if args.json:
@@ -62,7 +77,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_pack_text(result, show_buffers=not args.summary), end="")
     if result.fits is False:
-        outputs.abandon(EXIT_1)
+        reason = EXIT_1
+        if problem.capacity is not None and problem.capacity < result.lower_bound:
+            reason = (f"no plan can fit capacity {problem.capacity:,}: the lower bound is "
+                      f"{result.lower_bound:,} bytes")
+            if not (args.output or args.plot):  # else the line below says it
+                print(f"memplan: {reason}", file=sys.stderr)
+        outputs.abandon(reason)
         return 1
     if args.plot:
         from ..report.layout_plot import write_layout_plot

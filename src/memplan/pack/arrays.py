@@ -2,11 +2,12 @@
 
 Every large-instance path (greedy core, lower bound, validator, partitions)
 needs the same columns and the same time sections; building them costs a pass
-over the buffers in Python, so the last problem's columns are kept.
+over the buffers in Python, so the last problems' columns are kept.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -70,13 +71,18 @@ class ProblemArrays:
         return partition_bounds(cuts, self.n_sections)
 
 
-_last: tuple[Problem, ProblemArrays] | None = None
+# The columns of the last few problems, by identity: a problem split into parts
+# goes back and forth between the whole and its parts, and parts may be packed on
+# threads side by side. Each entry keeps its problem alive, so its id stays unique.
+KEPT = 64
+_kept: dict[int, tuple[Problem, ProblemArrays]] = {}
+_kept_lock = threading.Lock()
 
 
 def problem_arrays(problem: Problem) -> ProblemArrays:
-    global _last
-    if _last is not None and _last[0] is problem:
-        return _last[1]
+    kept = _kept.get(id(problem))
+    if kept is not None and kept[0] is problem:
+        return kept[1]
     bufs = problem.buffers
     n = len(bufs)
     arrays = ProblemArrays(
@@ -87,5 +93,8 @@ def problem_arrays(problem: Problem) -> ProblemArrays:
         np.fromiter((-1 if b.offset is None else b.offset for b in bufs), dtype=np.int64,
                     count=n),
     )
-    _last = (problem, arrays)
+    with _kept_lock:
+        _kept[id(problem)] = (problem, arrays)
+        while len(_kept) > KEPT:
+            del _kept[next(iter(_kept))]  # the oldest
     return arrays

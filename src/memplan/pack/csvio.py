@@ -19,9 +19,13 @@ from pathlib import Path
 from typing import TextIO
 
 from ..errors import InputError
-from ..limits import MAX_TOTAL, MAX_VALUE, read_int, shorten
+from ..limits import MAX_INT_CHARS, MAX_TOTAL, MAX_VALUE, read_int, shorten
 from .problem import Buffer, Problem, Solution
 
+# The most buffers one CSV may hold. Reading and packing a million takes 720-860 MB
+# (docs/benchmarks.md, "A million buffers"), growing in proportion: past this a file
+# is refused at the row that crosses it, before memory runs out (docs/reliability.md).
+MAX_BUFFERS = 1 << 21  # 2,097,152
 REQUIRED_COLUMNS = ("id", "lower", "upper", "size")
 OPTIONAL_COLUMNS = ("alignment", "offset")
 
@@ -48,14 +52,23 @@ def read_problem(path: str | Path, capacity: int | None = None) -> Problem:
     """Parse a CSV file; `capacity` overrides the one in the file name."""
     if capacity is None:
         capacity = capacity_from_name(path)
-    else:
-        check_capacity(capacity)
     try:
         with open(path, encoding="utf-8") as f:
-            problem = _parse_lines(_blocks(f), str(path))
-    except (OSError, UnicodeDecodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            return read_problem_from(f, str(path), capacity)
+    except OSError as err:
+        reason = err.strerror or str(err)
         raise InputError(path, f"cannot read file: {reason}") from None
+
+
+def read_problem_from(stream: TextIO, name: str, capacity: int | None = None) -> Problem:
+    """Parse an open text stream (standard input: `memplan pack -`); `name` is what errors
+    call it. Nothing but `capacity` gives the capacity: a stream has no file name."""
+    if capacity is not None:
+        check_capacity(capacity)
+    try:
+        problem = _parse_lines(_blocks(stream), name)
+    except UnicodeDecodeError as err:
+        raise InputError(name, f"cannot read file: {err}") from None
     return Problem(problem.buffers, capacity)
 
 
@@ -70,6 +83,7 @@ def _blocks(f: TextIO) -> Iterator[str]:
 
 
 _BLOCK_CHARS = 1 << 20
+_FIELD_LIMIT = csv.field_size_limit()
 # Six fields at csv's limit of 131,072 characters each, and their commas, fit.
 MAX_LINE_CHARS = 1 << 20
 _NON_BLANK_LINE = re.compile(r"^[^\S\n]*\S[^\n]*", re.MULTILINE)
@@ -97,6 +111,24 @@ def _records(blocks: Iterable[str], path: str) -> Iterator[tuple[int, list[str]]
 def _records_in(text: str, line: int, path: str) -> Iterator[tuple[int, list[str]]]:
     if text.isspace():
         return
+    if '"' not in text and "\0" not in text:
+        # No quoting and nothing csv refuses: a record is the line split at commas,
+        # what csv.reader would return, at a fraction of its cost per line. A line
+        # long enough to hold a field past csv's size limit goes to csv, which says so.
+        position = 0
+        for match in _NON_BLANK_LINE.finditer(text):
+            line += text.count("\n", position, match.start())
+            position = match.start()
+            row = match.group()
+            if len(row) > _FIELD_LIMIT:
+                yield from _csv_records_in(row, line, path)
+            else:
+                yield line, row.split(",")
+        return
+    yield from _csv_records_in(text, line, path)
+
+
+def _csv_records_in(text: str, line: int, path: str) -> Iterator[tuple[int, list[str]]]:
     position = 0
     for match in _NON_BLANK_LINE.finditer(text):
         line += text.count("\n", position, match.start())
@@ -131,15 +163,23 @@ def _parse_lines(lines: Iterable[str], path: str) -> Problem:
     lines_of: list[int] = []
     seen_ids: dict[str, int] = {}
     total = 0
+    width = len(columns)
+    plain = sorted(columns) == sorted(REQUIRED_COLUMNS)
+    at = [columns.index(name) for name in REQUIRED_COLUMNS]
     for line, row in records:
-        if len(row) != len(columns):
-            raise InputError(path, f"expected {len(columns)} fields, found {len(row)}", line)
-        fields = dict(zip(columns, (c.strip() for c in row), strict=True))
-        buffer = _buffer_from_fields(fields, path, line)
+        if len(row) != width:
+            raise InputError(path, f"expected {width} fields, found {len(row)}", line)
+        buffer = _plain_buffer(row, at) if plain else None
+        if buffer is None:  # not the common case, or bad: the full reading says why
+            fields = dict(zip(columns, (c.strip() for c in row), strict=True))
+            buffer = _buffer_from_fields(fields, path, line)
         if buffer.id in seen_ids:
             raise InputError(path, f"duplicate id {shorten(buffer.id)} (first on line "
                              f"{seen_ids[buffer.id]})", line)
         seen_ids[buffer.id] = line
+        if len(buffers) == MAX_BUFFERS:
+            raise InputError(path, f"more than {MAX_BUFFERS:,} buffers, memplan's limit for one "
+                             "problem (its memory grows with the buffers)", line)
         total += buffer.size + buffer.alignment
         if total > MAX_TOTAL:
             raise InputError(path, "the sizes and alignments add up to more than 2**62 bytes",
@@ -151,6 +191,22 @@ def _parse_lines(lines: Iterable[str], path: str) -> Problem:
     problem = Problem(tuple(buffers))
     _check_fixed_offsets(problem, path, lines_of)
     return problem
+
+
+def _plain_buffer(row: list[str], at: list[int]) -> Buffer | None:
+    """The buffer of a row with only the required columns, when every field is a plain
+    integer within memplan's limits; None for anything else (the caller then reads
+    the row field by field, which names what is wrong). Reading a million rows,
+    this is most of the time spent."""
+    buffer_id = row[at[0]].strip()
+    try:
+        lower, upper, size = int(row[at[1]]), int(row[at[2]]), int(row[at[3]])
+    except ValueError:
+        return None
+    if (buffer_id and 0 <= lower < upper <= MAX_VALUE and 0 < size <= MAX_VALUE
+            and max(len(row[at[1]]), len(row[at[2]]), len(row[at[3]])) <= MAX_INT_CHARS):
+        return Buffer(buffer_id, lower, upper, size)
+    return None
 
 
 def _int_field(fields: dict[str, str], name: str, path: str, line: int, lowest: int,

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from .bound import lower_bound
 from .decide import DEFAULT_ORDERS, Decider, Verdict
-from .heuristics import pack_heuristic
+from .heuristics import pack_by_parts
 from .parts import Part, merge, split
 from .problem import Buffer, Problem, Solution
 from .status import SolveStatus, VerdictStatus
@@ -120,7 +120,7 @@ def solve_exact(
     given = initial is not None
     parts = split(problem)
     if initial is None:
-        initial = _greedy(problem, parts, deadline)
+        initial = pack_by_parts(problem, parts)
     if on_progress is not None:
         on_progress(initial.peak(problem), lower_bound(problem))
     # Every plan returned is validated: by parts, the merged plan at the end.
@@ -136,23 +136,6 @@ def solve_exact(
         return run.decide(capacity)
     return _by_parts(problem, parts, capacity, minimize or capacity is None, started, deadline,
                      initial, workers, on_progress)
-
-
-def _greedy(problem: Problem, parts: list[Part], deadline: float) -> Solution:
-    """The greedy start: the best strategy of each part (no worse than the best
-    single strategy for all, since parts do not interact), identical parts once."""
-    if len(parts) == 1:
-        return pack_heuristic(problem, deadline)
-    done: dict[tuple, Solution] = {}
-    plans = []
-    for part in parts:
-        key = part.signature()
-        if key not in done:
-            done[key] = part.shared(pack_heuristic(part.problem, deadline))
-        plans.append(part.own(done[key]))
-    names = {plan.strategy for plan in plans}
-    strategy = names.pop() if len(names) == 1 else "best per partition"
-    return Solution(merge(len(problem.buffers), parts, plans), strategy)
 
 
 def _by_parts(
@@ -386,7 +369,7 @@ def _layered(
     end = now + share
     known: _Known = {}
     parts = split(both)
-    result = _by_parts(both, parts, None, True, now, end, _greedy(both, parts, end), workers,
+    result = _by_parts(both, parts, None, True, now, end, pack_by_parts(both, parts), workers,
                        None, known)
     assert result.solution is not None  # no capacity to miss
     layers = [Solution(result.solution.offsets[:k]), Solution(result.solution.offsets[k:])]
@@ -413,10 +396,15 @@ def _layered(
 
 def _improve_all(large: list[_Group], target: int, deadline: float, groups: list[_Group],
                  on_progress: Callable[[int, int], None] | None) -> None:
-    for group in large:
-        if time.perf_counter() > deadline:
+    """Highest part first, each with an equal share of the time left: the whole's
+    peak is its highest part's, so lowering any other first gains nothing."""
+    ordered = sorted(large, key=lambda g: -g.peak)
+    for k, group in enumerate(ordered):
+        now = time.perf_counter()
+        if now > deadline:
             return
-        _improve(group, target, deadline, _reporter(groups, group, on_progress))
+        share = now + (deadline - now) / (len(ordered) - k)
+        _improve(group, target, share, _reporter(groups, group, on_progress))
 
 
 def _improve(group: _Group, target: int, deadline: float,

@@ -18,17 +18,17 @@ plain scan here. Both give the same plan for the same order and fit.
 
 from __future__ import annotations
 
-import math
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import kernels
 from .arrays import ProblemArrays, problem_arrays
+from .parts import Part, merge, split
 from .problem import Problem, Solution
 
 Order = Callable[[ProblemArrays], np.ndarray]
@@ -172,6 +172,25 @@ def all_strategies() -> list[tuple[str, str]]:
     return [(order, fit) for order in ORDERS for fit in FITS]
 
 
+# From this many buffers a problem gets the cheap portfolio. Measured on idealloc's
+# instances (docs/benchmarks.md, "A million buffers"): on Y_1 (62,185 buffers) size
+# order with first fit reaches the best peak of all ten strategies (1.0024 of the
+# bound) in 1.2 s where best fit takes 5 s for the same peak, and start, area and
+# breadth orders end 0.6-2.7% higher; on S_1 (28,526, below this size) best fit
+# is 0.4% lower and keeps its turn.
+CHEAP_PORTFOLIO_FROM = 50_000
+CHEAP_PORTFOLIO = (("size", "first-fit"), ("duration", "first-fit"))
+
+
+def portfolio(buffers: int) -> list[tuple[str, str]]:
+    """The strategies a problem of this many buffers is packed with: every one below
+    CHEAP_PORTFOLIO_FROM, the cheap ones from there (all of them always run: the
+    order only breaks ties, first listed first)."""
+    if buffers >= CHEAP_PORTFOLIO_FROM:
+        return list(CHEAP_PORTFOLIO)
+    return all_strategies()
+
+
 @dataclass(frozen=True)
 class GreedyRun:
     order_name: str
@@ -182,22 +201,21 @@ class GreedyRun:
     seconds: float
 
 
-def greedy_runs(
-    problem: Problem, deadline: float = math.inf, workers: int | None = None
-) -> list[GreedyRun]:
-    """Every order with every fit, in `all_strategies()` order.
+def greedy_runs(problem: Problem, workers: int | None = None) -> list[GreedyRun]:
+    """The runs of the problem's `portfolio`, in its order.
 
     Runs go `workers` at a time (default: from GREEDY_THREADS_FROM buffers, one
     per core, at most GREEDY_WORKERS) on threads where the compiled core does
     the work, as it releases the GIL;
-    the list is the same whatever the number of threads. No batch starts that
-    would, at the pace of the previous one, end past `deadline`
-    (time.perf_counter); the first always runs. The runs of the last problem
-    are kept for `improve.py`, which starts from them.
+    the list is the same whatever the number of threads. There is no deadline:
+    the greedy plan is the floor every caller builds on, and a time limit that
+    skipped a strategy could give a worse plan than no limit at all (issue 25).
+    The runs of the last RUNS_KEPT problems are kept for `improve.py`, which starts
+    from them (a problem split into parts packs every part before improving any).
     """
-    global _last_runs
-    if _last_runs is not None and _last_runs[0] is problem:
-        return _last_runs[1]
+    kept = _kept_runs.get(id(problem))
+    if kept is not None and kept[0] is problem:
+        return kept[1]
     arrays = problem_arrays(problem)
     if workers is None:
         workers = 1
@@ -214,31 +232,62 @@ def greedy_runs(
         return GreedyRun(order_name, fit, orders[order_name], offsets, peak,
                          time.perf_counter() - started)
 
-    strategies = all_strategies()
-    runs: list[GreedyRun] = []
-    pace = 0.0
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for first in range(0, len(strategies), workers):
-            started = time.perf_counter()
-            if runs and started + PACE_MARGIN * pace > deadline:
-                return runs
-            batch = strategies[first: first + workers]
-            for order_name, _ in batch:
-                if order_name not in orders:
-                    orders[order_name] = ORDERS[order_name](arrays)
-            if workers == 1:
-                runs.extend(run(*strategy) for strategy in batch)
-            else:
-                runs.extend(pool.map(lambda strategy: run(*strategy), batch))
-            pace = time.perf_counter() - started
-    _last_runs = (problem, runs)
+    strategies = portfolio(len(arrays.sizes))
+    for order_name, _ in strategies:
+        if order_name not in orders:
+            orders[order_name] = ORDERS[order_name](arrays)
+    if workers == 1:
+        runs = [run(*strategy) for strategy in strategies]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            runs = list(pool.map(lambda strategy: run(*strategy), strategies))
+    with _kept_lock:  # parts may be packed on threads side by side
+        _kept_runs[id(problem)] = (problem, runs)  # kept alive, the problem keeps its id
+        while len(_kept_runs) > RUNS_KEPT:
+            del _kept_runs[next(iter(_kept_runs))]  # the oldest
     return runs
 
 
-_last_runs: tuple[Problem, list[GreedyRun]] | None = None
+RUNS_KEPT = 64
+_kept_runs: dict[int, tuple[Problem, list[GreedyRun]]] = {}
+_kept_lock = threading.Lock()
 
 
-def pack_heuristic(problem: Problem, deadline: float = math.inf) -> Solution:
+def pack_heuristic(problem: Problem, workers: int | None = None) -> Solution:
     """The lowest peak of `greedy_runs` (first listed wins ties)."""
-    best = min(greedy_runs(problem, deadline), key=lambda run: run.peak)
+    best = min(greedy_runs(problem, workers), key=lambda run: run.peak)
     return Solution(tuple(best.offsets.tolist()), strategy=f"{best.order_name}/{best.fit}")
+
+
+def pack_by_parts(problem: Problem, parts: list[Part] | None = None) -> Solution:
+    """The best strategy of each time partition (`parts.split`), identical parts packed
+    once. Parts do not interact, and a strategy places each part as it would alone, so
+    this is never worse than the best single strategy over the whole, and cheaper: a
+    million buffers in 16 parts pack in less CPU and half the memory."""
+    if parts is None:
+        parts = split(problem)
+    if len(parts) == 1:
+        return pack_heuristic(problem)
+    distinct: dict[tuple, Part] = {}
+    for part in parts:
+        distinct.setdefault(part.signature(), part)
+    large = sum(len(p.problem.buffers) >= GREEDY_THREADS_FROM for p in distinct.values())
+    if large >= 2:
+        # Parts side by side, one thread each (the compiled core releases the GIL): two
+        # runs of one part on two threads leave a core waiting at the end of every part.
+        from concurrent.futures import ThreadPoolExecutor
+
+        workers = min(GREEDY_WORKERS, os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            packed = list(pool.map(lambda p: pack_heuristic(p.problem, workers=1),
+                                   distinct.values()))
+    else:
+        packed = [pack_heuristic(p.problem) for p in distinct.values()]
+    done = {key: part.shared(plan)
+            for (key, part), plan in zip(distinct.items(), packed, strict=True)}
+    plans = [part.own(done[part.signature()]) for part in parts]
+    names = {plan.strategy for plan in plans}
+    strategy = names.pop() if len(names) == 1 else "best per partition"
+    return Solution(merge(len(problem.buffers), parts, plans), strategy)

@@ -51,7 +51,7 @@ def improve(
     best_name = solution.strategy
     # Each strategy's current order and the tops its last run gave, lowest
     # peak first: the runs made for the greedy start where there are any.
-    runs = sorted(greedy_runs(problem, deadline), key=lambda run: run.peak)
+    runs = sorted(greedy_runs(problem), key=lambda run: run.peak)
     turns = [(run.order_name, run.fit, run.order) for run in runs]
     tops = [run.offsets + arrays.sizes for run in runs]
     rounds = 0

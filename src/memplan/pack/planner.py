@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .bound import lower_bound
-from .heuristics import pack_heuristic, prepare_greedy
+from .heuristics import pack_by_parts, prepare_greedy
 from .problem import Problem, Solution
 from .status import SolveStatus
 from .validate import validate
@@ -43,10 +43,11 @@ class PackResult:
 
 
 def plan(problem: Problem) -> PackResult:
-    """Pack with the heuristics; the plan returned has been validated."""
+    """Pack with the heuristics, each time partition on its own; the plan returned has
+    been validated."""
     prepare_greedy(len(problem.buffers))
     started = time.perf_counter()
-    solution = pack_heuristic(problem)
+    solution = pack_by_parts(problem)
     seconds = time.perf_counter() - started
     # A heuristic plan may exceed the capacity; that is reported, not hidden.
     validate(problem, solution, check_capacity=False)
@@ -59,31 +60,35 @@ FINISH_SHARE = 0.05
 
 def plan_exact(
     problem: Problem, *, minimize: bool = False, time_limit: float | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None, started: float | None = None,
 ) -> PackResult:
     """Pack with the exact solver: fit the capacity, or with `minimize` the lowest peak.
 
-    `time_limit` bounds the whole call: the greedy start, the set-up, the
-    search and the final check. The plan has been validated. When the capacity
-    is proven out of reach (status "infeasible"), the heuristic plan is returned
-    so the caller can still show it.
+    `time_limit` bounds the whole call from `started` (time.perf_counter; default
+    now; the CLI passes its process's start): loading the kernels, the greedy
+    start, the set-up, the search and the final check. The greedy start always
+    runs whole, so the plan is never worse than `plan(problem)`'s; a limit
+    shorter than the greedy start ends right after it. The plan has been
+    validated. When the capacity is proven out of reach (status "infeasible"),
+    the heuristic plan is returned so the caller can still show it.
     """
     from .decide import load_search
     from .exact import solve_exact
 
-    # Loading (or, on a fresh install, compiling) the search is not solving it.
-    load_search()
-    prepare_greedy(len(problem.buffers))
-    started = time.perf_counter()
+    if started is None:
+        started = time.perf_counter()
     deadline = math.inf
     if time_limit is not None:
         deadline = started + (1 - FINISH_SHARE) * time_limit
+    load_search()
+    prepare_greedy(len(problem.buffers))
+    solving = time.perf_counter()
     result = solve_exact(problem, minimize=minimize, deadline=deadline, on_progress=on_progress)
     solution = result.solution  # validated by solve_exact
-    if solution is None:  # the greedy runs of this problem are kept: no second packing
-        solution = pack_heuristic(problem, deadline)
+    if solution is None:  # the greedy runs of its parts are kept: no second packing
+        solution = pack_by_parts(problem)
         validate(problem, solution, check_capacity=False)
-    seconds = time.perf_counter() - started
+    seconds = time.perf_counter() - solving
     return PackResult(
         problem, solution, lower_bound(problem), solution.peak(problem), seconds,
         status=result.status, proven_bound=result.best_bound,

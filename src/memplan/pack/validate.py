@@ -6,10 +6,7 @@ in a packer shows up as a refusal, never as an overlapping plan.
 
 from __future__ import annotations
 
-import numpy as np
-
 from . import kernels
-from .arrays import problem_arrays
 from .problem import Problem, Solution
 
 
@@ -25,6 +22,11 @@ def violations(
     With `check_capacity=False` a plan that is sound but too tall passes: the
     heuristics report such plans (with "fits: no") rather than hide them.
     """
+    # Imported here: `memplan.pack` imports this module, and reading a CSV needs no numpy.
+    import numpy as np
+
+    from .arrays import problem_arrays
+
     buffers = problem.buffers
     if len(solution.offsets) != len(buffers):
         return [f"{len(solution.offsets)} offsets for {len(buffers)} buffers"]
