@@ -128,3 +128,23 @@ def tflm_greedy(model: tfl.TfliteModel) -> int:
     """The head TFLM's own planner needs for the model (its view: nothing shared)."""
     return greedy_plan(requests(model, in_place=False), tfl.ALIGNMENT).sizes[ARENA]
 
+
+
+def test_cmsis_nn_scratch_through_plan(data, capsys):
+    """`plan --kernels cmsis-nn`: the plan holds CMSIS-NN's scratch for the target's core
+    (an int8 CNN asks for im2col buffers on an M55, none from the reference kernels); no
+    core, or one CMSIS-NN does not know, is one line, exit 2."""
+    from memplan.cli import main
+
+    model = str(data / "tiny_cnn_int8.tflite")
+    reference = tfl.parse_tflite((data / "tiny_cnn_int8.tflite").read_bytes(), model)
+    m55 = tfl.parse_tflite((data / "tiny_cnn_int8.tflite").read_bytes(), model,
+                           tfl.KernelSet.CMSIS_NN, "cortex-m55")
+    assert sum(n for _, n in m55.scratch) > sum(n for _, n in reference.scratch)
+    assert main(["plan", model, "--summary", "--kernels", "cmsis-nn", "--target",
+                 "cortex-m55"]) == 0
+    assert "CMSIS-NN kernels built for cortex-m55" in capsys.readouterr().out
+    for extra in ([], ["--core", "cortex-m99"]):
+        assert main(["plan", model, "--summary", "--kernels", "cmsis-nn", *extra]) == 2
+        [line] = capsys.readouterr().err.strip().splitlines()
+        assert "depend on the Cortex-M core" in line

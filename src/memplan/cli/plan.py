@@ -52,6 +52,11 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    ".pdf)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text "
                    "(docs/json-schema.md)")
+    p.add_argument("--kernels", choices=("reference", "cmsis-nn"), default="reference",
+                   help="TFLM kernels the firmware links (.tflite): their scratch buffers get "
+                   "room in the plan (default reference; cmsis-nn needs a Cortex-M core)")
+    p.add_argument("--core", metavar="NAME", help="the Cortex-M core CMSIS-NN is built for "
+                   "(cortex-m4, cortex-m55+nomve...; default: the --target's name)")
     p.add_argument("--c-header", metavar="FILE.h", help="write the plan for firmware: each "
                    "arena's size, an aligned uint8_t array and the offsets (TFLM: the whole "
                    "arena to declare, measured by running the written model)")
@@ -79,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(args.output, f"a model for {fe.runtime} is written as {fe.writes}")
     if args.dim and fe.name != "onnx":
         raise InputError(args.file, "--dim applies to .onnx models only")
+    if (args.kernels != "reference" or args.core) and fe.name != "tflm":
+        raise InputError(args.file, "--kernels and --core apply to .tflite models only")
     if args.check_run and not args.output:
         raise InputError(args.file, "--check-run runs the planned model: add -o FILE")
     if args.c_header and verifies_writes(fe) and not args.output:
@@ -91,12 +98,14 @@ def run(args: argparse.Namespace) -> int:
 
         target = load_target(args.target)
     options = ReadOptions(target, parse_values("--dim", args.dim, "NAME=INTEGER")
-                          if args.dim else {}, args.output is not None, args.time_limit or None)
+                          if args.dim else {}, args.output is not None, args.time_limit or None,
+                          args.kernels, args.core)
     fe, plan = plan_model(args.file, runtime=args.runtime, options=options)
 
     check = failure = None
     code = 0
-    if args.check_run or (args.output and verifies_writes(fe)):
+    # A CMSIS-NN build cannot be run here (TFLM's interpreter has the reference kernels).
+    if args.check_run or (args.output and verifies_writes(fe) and args.kernels == "reference"):
         try:
             check = check_run(fe, plan)  # on the bytes, before anything is written
         except RunFailure as err:

@@ -43,6 +43,10 @@ class ReadOptions:
     dims: Mapping[str, int] = field(default_factory=dict)  # symbolic dimensions (.onnx)
     write: bool = False  # a written model is wanted (-o): read what writing needs
     time_limit: float | None = 10.0  # seconds for the exact solver, per arena
+    # TFLM: the kernels the firmware links ("reference" or "cmsis-nn") and, for CMSIS-NN,
+    # the Cortex-M core they are built for (their scratch sizes depend on both).
+    kernels: str = "reference"
+    core: str | None = None
 
 
 Offsets = Mapping[str, Mapping[Key, int]]  # per arena name (space), per buffer key

@@ -14,6 +14,7 @@ from typing import ClassVar
 from ..buffers import Arena, BufferRequest, RuntimePlan, share_groups
 from ..errors import InputError
 from ..models import tflite as tfl
+from ..models.tflm_scratch import KernelSet
 from ..pack import Buffer, Problem, Solution, lower_bound, validate
 from ..pack.heuristics import place_in_order
 from ..targets import Target
@@ -35,8 +36,9 @@ class TfliteFrontEnd:
     verify_writes: ClassVar[bool] = True
 
     def read(self, path: str, options: ReadOptions) -> ModelView:
+        kernels, core = _kernels(path, options)
         data = tfl.read_model_bytes(path)
-        model = tfl.parse_tflite(data, path)
+        model = tfl.parse_tflite(data, path, kernels, core)
         if any(op.name == "CUSTOM:ethos-u" for op in model.ops):
             # The NPU command stream addresses the input and output inside Vela's scratch
             # area, at the offsets of Vela's own plan: another plan would break it.
@@ -46,9 +48,14 @@ class TfliteFrontEnd:
         own_view = requests(model, in_place=False)
         notes = ["TFLM plans variables and kernel scratch buffers itself, around this plan; "
                  "its persistent data sits at the arena's other end"]
-        if model.scratch:
+        if kernels is KernelSet.CMSIS_NN:
+            notes.append(f"{len(model.scratch)} scratch buffer(s) of TFLM's CMSIS-NN kernels "
+                         f"built for {core} have room reserved in the plan; TFLM's Python "
+                         "interpreter runs the reference kernels, so no run here measures a "
+                         "CMSIS-NN build: the written model is checked, not run")
+        elif model.scratch:
             notes.append(f"{len(model.scratch)} scratch buffer(s) of TFLM's reference kernels "
-                         "have room reserved in the plan (optimized kernels may ask for more)")
+                         "have room reserved in the plan (--kernels cmsis-nn: CMSIS-NN's)")
         if model.shares:
             notes.append(f"{len(model.shares)} RESHAPE output(s) share their input's bytes "
                          "(TFLM's reshape copies nothing when the two addresses are equal)")
@@ -166,3 +173,29 @@ def _tflm_layouts(target: Target | None, head: int) -> list[str]:
 
 
 FRONT_END = TfliteFrontEnd()
+
+
+def _kernels(path: str, options: ReadOptions) -> tuple[KernelSet, str | None]:
+    """The kernel set the firmware links, and for CMSIS-NN the core it is built for: the
+    option's, else the target's name when it names a Cortex-M core."""
+    from ..models.cmsis_nn_sizes import UnknownCore, backend_for
+
+    try:
+        kernels = KernelSet(options.kernels)
+    except ValueError:
+        raise InputError("--kernels", f"unknown kernel set '{options.kernels}' (known: "
+                         f"{', '.join(k.value for k in KernelSet)})") from None
+    if kernels is KernelSet.REFERENCE:
+        return kernels, None
+    names = [options.core] if options.core else \
+        [options.target.name, options.target.name.split("+")[0]] if options.target else []
+    for name in names:
+        try:
+            backend_for(name)
+            return kernels, name
+        except UnknownCore:
+            continue
+    raise InputError(path, "CMSIS-NN's scratch sizes depend on the Cortex-M core: give "
+                     f"--core (e.g. cortex-m55){'' if options.core else ' or a Cortex-M --target'}"
+                     + (f"; '{options.core}' is not one" if options.core else ""))
+

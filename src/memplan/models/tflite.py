@@ -143,7 +143,10 @@ def read_model_bytes(path: str | Path) -> bytes:
         raise InputError(path, f"cannot read: {err.strerror}") from None
 
 
-def parse_tflite(data: bytes, path: str) -> TfliteModel:
+def parse_tflite(data: bytes, path: str, kernels: KernelSet = KernelSet.REFERENCE,
+                 core: str | None = None) -> TfliteModel:
+    """The model as TFLM plans it; `kernels` (and, for CMSIS-NN, the Cortex-M `core`) say
+    which of TFLM's kernel implementations the firmware links: their scratch requests."""
     model = _unpack(data, path)
     if not model.subgraphs:
         raise InputError(path, "the model has no subgraphs")
@@ -194,7 +197,8 @@ def parse_tflite(data: bytes, path: str) -> TfliteModel:
     inputs = tuple(int(i) for i in (main.inputs if main.inputs is not None else ()))
     outputs = tuple(int(i) for i in (main.outputs if main.outputs is not None else ()))
     shares = _in_place_reshapes(model, tensors, ops, first_key)
-    scratch = tuple((op, n) for op in ops for n in _scratch_requests(op, tensors, path)
+    scratch = tuple((op, n) for op in ops
+                    for n in _scratch_requests(op, tensors, path, kernels, core)
                     if n > 0)
     return TfliteModel(path, len(model.subgraphs), tuple(tensors), ops, inputs, outputs,
                        shares, _offline_plan(model, count, path), scratch)
