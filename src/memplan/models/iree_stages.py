@@ -49,6 +49,8 @@ class Target:
     backend: str = "llvm-cpu"
     # A generic CPU keeps results reproducible across machines (as `run/iree_exec.py`).
     flags: tuple[str, ...] = ("--iree-llvmcpu-target-cpu=generic",)
+    runs_here: bool = True  # iree-base-runtime on this machine's CPU can run the .vmfb
+    device: str = "llvm-cpu, host"  # for messages
 
     def compile_flags(self) -> list[str]:
         return [f"--iree-hal-target-backends={self.backend}", *self.flags]
