@@ -133,13 +133,19 @@ class IreeFrontEnd:
             layouts[state["index"][arena.name]] = Layout(
                 ordered, ip.align(total, pack.config.range_alignment))
         vmfb = ip.write_program(state["program"], layouts)
-        # A .vmfb does not say its arenas' offsets back: read_back returns what was written
-        # into the module these bytes were compiled from.
+        # See read_back: the offsets are kept by the bytes' hash.
         state["written"][hashlib.sha256(vmfb).hexdigest()] = {
             a.name: dict(offsets[a.name]) for a in view.arenas}
         return vmfb
 
     def read_back(self, view: ModelView, data: bytes) -> Offsets:
+        """NOT read from the `.vmfb`: the offsets written into the stream-level module
+        these bytes were compiled from (looked up by the bytes' hash). In a `.vmfb` the
+        offsets survive only as constants folded into the VM bytecode of the functions
+        that allocate and dispatch (IREE's compile propagates and combines them), and
+        memplan does not decode VM bytecode. What proves the `.vmfb` computes with the
+        plan is `--check-run` (outputs bit-identical to IREE's own compile; a plan with
+        overlapping live slices is caught: tests/test_iree_arena.py)."""
         written = view.source["written"].get(hashlib.sha256(data).hexdigest())
         if written is None:
             raise InputError(view.path, "not a .vmfb this run wrote")
@@ -155,7 +161,8 @@ class IreeFrontEnd:
         program = state["program"]
         if not program.target.runs_here:
             raise InputError(view.path, f"--check-run: compiled for {program.target.device}, "
-                             "which this machine cannot run (the .vmfb is written without it)")
+                             "which this machine cannot run (without --check-run the .vmfb "
+                             "is written)")
         runs, params = ip.run_inputs(program.entries, state["source"], view.path)
         spec = {"entries": [dataclasses.asdict(r) for r in runs],
                 "parameters": [dataclasses.asdict(p) for p in params]}

@@ -50,7 +50,7 @@ class Target:
     # A generic CPU keeps results reproducible across machines (as `run/iree_exec.py`).
     flags: tuple[str, ...] = ("--iree-llvmcpu-target-cpu=generic",)
     runs_here: bool = True  # iree-base-runtime on this machine's CPU can run the .vmfb
-    device: str = "llvm-cpu, host"  # for messages
+    device: str = "llvm-cpu, a generic CPU of this machine's architecture"  # for messages
 
     def compile_flags(self) -> list[str]:
         return [f"--iree-hal-target-backends={self.backend}", *self.flags]
