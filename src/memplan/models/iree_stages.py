@@ -17,7 +17,7 @@ IREE tool running IREE's own passes:
 
 That step 3 is IREE's stream phase resumed, not an approximation of it, is tested:
 a module not rewritten compiles to a `.vmfb` byte-identical to a plain compile
-(tests/test_iree_program.py).
+(tests/test_iree_arena.py).
 """
 
 from __future__ import annotations
