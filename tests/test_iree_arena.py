@@ -3,17 +3,24 @@ memplan's plan written through IREE's pipelines, and the run check that can fail
 
 from __future__ import annotations
 
+import json
 import random
+import zipfile
 from pathlib import Path
 
+import pytest
 from iree.compiler import ir
 
-from memplan.driver import check_run, plan_model
+from memplan.cli import main
+from memplan.driver import plan_model
+from memplan.errors import InputError
 from memplan.frontends.base import ReadOptions
 from memplan.models import iree_packs
 from memplan.models import iree_program as ip
 from memplan.models.iree_layout import Layout, PackSlice, ResourceConfig, iree_layout
 from memplan.models.iree_packs import Pack
+from memplan.report.json_schema import plan_json_problems
+from memplan.targets import load_target
 
 DATA = Path(__file__).parent / "data"
 MLP = DATA / "iree_mlp.mlir"
@@ -76,7 +83,8 @@ def test_unbounded_dynamic_slice_is_refused_with_reason() -> None:
     assert "%sz: a function argument" in (arena.reason or "")
 
 
-def test_program_planned_written_and_checked_by_running() -> None:
+def test_program_planned_written_and_checked_by_running(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture) -> None:
     source = MLP.read_bytes()
     program = ip.read_program(source, str(MLP))
     assert program.iree_reproduced
@@ -85,11 +93,21 @@ def test_program_planned_written_and_checked_by_running() -> None:
     reference = ip.reference_vmfb(source, str(MLP))
     assert ip.write_program(program, {}) == reference
 
-    fe, plan = plan_model(str(MLP), runtime="iree", options=ReadOptions(write=True,
-                                                                        time_limit=5))
-    (arena,) = plan.arenas
-    assert arena.size == arena.lower_bound == 131072 + 32768
-    assert check_run(fe, plan).identical
+    # The CLI end to end: planned, written, run against IREE's own compile, reported.
+    vmfb, plot, header = (tmp_path / n for n in ("mlp.vmfb", "mlp.svg", "mlp.h"))
+    code = main(["plan", str(MLP), "--runtime", "iree", "-o", str(vmfb), "--check-run",
+                 "--json", "--plot", str(plot), "--c-header", str(header), "--time-limit", "5"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert plan_json_problems(document) == []
+    (arena,) = document["arenas"]
+    assert arena["memplan"] == arena["lower_bound"] == 131072 + 32768
+    assert document["check"]["ran"] and document["check"]["identical"]
+    assert any(n.startswith("invocation @main: transient peak IREE 163,840 B, memplan "
+                            "163,840 B (1.000x)") for n in document["notes"])
+    assert zipfile.is_zipfile(vmfb)  # IREE's .vmfb: its FlatBuffer in a zip
+    assert plot.stat().st_size > 0
+    assert "163840" in header.read_text()
 
     # A plan that puts two slices alive at once on the same bytes changes the outputs.
     def overlapping(pack: Pack) -> ip.ArenaPlan:
@@ -100,3 +118,20 @@ def test_program_planned_written_and_checked_by_running() -> None:
     bad = ip.plan_iree_program(source, str(MLP), planner=overlapping)
     result = ip.check_run(bad, source, reference)
     assert not result.identical and "differs" in result.detail
+
+
+def test_gpu_target_compiles_for_its_backend_and_is_not_run() -> None:
+    fe, plan = plan_model(str(MLP), runtime="iree", options=ReadOptions(
+        target=load_target("cuda-sm80"), write=False, time_limit=5))
+    assert "compiled by IREE for cuda, sm_80" in plan.notes
+    (arena,) = plan.arenas
+    assert arena.size == arena.lower_bound == 131072 + 32768
+    with pytest.raises(InputError, match="this machine cannot run"):
+        fe.original(plan.view)
+
+
+def test_target_without_an_iree_backend_is_refused() -> None:
+    with pytest.raises(InputError, match="IREE has no backend memplan knows for target "
+                       "'cortex-m4'"):
+        plan_model(str(MLP), runtime="iree", options=ReadOptions(
+            target=load_target("cortex-m4")))

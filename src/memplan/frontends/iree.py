@@ -22,6 +22,8 @@ from typing import Any, ClassVar
 
 from ..buffers import Arena, BufferRequest, RuntimePlan
 from ..errors import InputError
+from ..models.iree_layout import pack_problem
+from ..pack import lower_bound
 from .base import Measured, ModelView, Offsets, Progress, ReadOptions, RunCheck
 
 _REFERENCE, _SPEC = "reference.vmfb", "run.json"
@@ -42,10 +44,17 @@ class IreeFrontEnd:
 
     def read(self, path: str, options: ReadOptions) -> ModelView:
         from ..models import iree_program as ip
+        from ..models.iree_stages import LLVM_CPU
 
         source = ip.read_source(path)
-        program = ip.read_program(source, path)
-        arenas, notes = [], []
+        target = LLVM_CPU
+        if options.target is not None:
+            from ..models.iree_targets import iree_target
+
+            target = iree_target(options.target.name, path)
+        program = ip.read_program(source, path, target)
+        bounds: dict[str, int] = {}
+        arenas, notes = [], [f"compiled by IREE for {target.device}"]
         for i, (pack, iree) in enumerate(zip(program.packs, program.iree, strict=True)):
             unbounded = next((s.why_unbounded for s in pack.slices
                               if s.planned_size is None), None)
@@ -67,14 +76,47 @@ class IreeFrontEnd:
                                       {_arena_name(pack): iree.total})
             arenas.append((i, Arena(_arena_name(pack), buffers, pack.config.offset_alignment,
                                     runtime)))
+            bounds[_arena_name(pack)] = lower_bound(pack_problem(
+                [s.planned_size for s in pack.slices], pack.slices, pack.config))
         if not program.iree_reproduced:
             notes.append("IREE's own layout differs from memplan's reproduction of it")
         notes.append("arenas are IREE's stream.resource.pack ops (one per execution region), "
                      "sizes rounded to IREE's range alignment")
         source_state = {"program": program, "source": source, "index": dict(
-            (a.name, i) for i, a in arenas), "written": {}}
+            (a.name, i) for i, a in arenas), "bounds": bounds, "written": {}}
         return ModelView(path, self.name, tuple(a for _, a in arenas), tuple(notes),
                          {}, source_state)
+
+    def notes(self, view: ModelView, sizes: dict[str, int], target: Any) -> tuple[str, ...]:
+        """The whole invocation's transient peak: IREE allocates each region's arena (and
+        any transient of its own) for the region's life, so arenas of regions alive at
+        once add up; the largest arena's bound binds every plan, across regions too."""
+        from ..models import iree_program as ip
+
+        state = view.source
+        program = state["program"]
+        by_index = {i: name for name, i in state["index"].items()}
+        iree, ours = {}, {}
+        for i, (pack, layout) in enumerate(zip(program.packs, program.iree, strict=True)):
+            static = layout is not None and all(s.size is not None for s in pack.slices)
+            iree[(pack.function, pack.index)] = layout.total if static else None
+            name = by_index.get(i)
+            ours[(pack.function, pack.index)] = sizes.get(name) if name is not None \
+                else iree[(pack.function, pack.index)]
+        bound = max(state["bounds"].values(), default=0)
+        lines = []
+        for before, after in zip(ip.invocation_peaks(program.allocas, iree),
+                                 ip.invocation_peaks(program.allocas, ours), strict=True):
+            if after.iree is None:
+                lines.append(f"invocation @{before.function}: a transient of runtime size, "
+                             "no static peak")
+                continue
+            ratio = f" ({after.iree / bound:.3f}x)" if bound else ""
+            was = f"IREE {before.iree:,} B, " if before.iree is not None else ""
+            lines.append(f"invocation @{before.function}: transient peak {was}memplan "
+                         f"{after.iree:,} B{ratio} against a bound of {bound:,} B (the "
+                         "largest arena's); arenas are planned per region, not across them")
+        return tuple(lines)
 
     def write(self, view: ModelView, offsets: Offsets) -> bytes:
         from ..models import iree_program as ip
@@ -91,13 +133,19 @@ class IreeFrontEnd:
             layouts[state["index"][arena.name]] = Layout(
                 ordered, ip.align(total, pack.config.range_alignment))
         vmfb = ip.write_program(state["program"], layouts)
-        # A .vmfb does not say its arenas' offsets back: read_back returns what was written
-        # into the module these bytes were compiled from.
+        # See read_back: the offsets are kept by the bytes' hash.
         state["written"][hashlib.sha256(vmfb).hexdigest()] = {
             a.name: dict(offsets[a.name]) for a in view.arenas}
         return vmfb
 
     def read_back(self, view: ModelView, data: bytes) -> Offsets:
+        """NOT read from the `.vmfb`: the offsets written into the stream-level module
+        these bytes were compiled from (looked up by the bytes' hash). In a `.vmfb` the
+        offsets survive only as constants folded into the VM bytecode of the functions
+        that allocate and dispatch (IREE's compile propagates and combines them), and
+        memplan does not decode VM bytecode. What proves the `.vmfb` computes with the
+        plan is `--check-run` (outputs bit-identical to IREE's own compile; a plan with
+        overlapping live slices is caught: tests/test_iree_arena.py)."""
         written = view.source["written"].get(hashlib.sha256(data).hexdigest())
         if written is None:
             raise InputError(view.path, "not a .vmfb this run wrote")
@@ -111,6 +159,10 @@ class IreeFrontEnd:
 
         state = view.source
         program = state["program"]
+        if not program.target.runs_here:
+            raise InputError(view.path, f"--check-run: compiled for {program.target.device}, "
+                             "which this machine cannot run (without --check-run the .vmfb "
+                             "is written)")
         runs, params = ip.run_inputs(program.entries, state["source"], view.path)
         spec = {"entries": [dataclasses.asdict(r) for r in runs],
                 "parameters": [dataclasses.asdict(p) for p in params]}

@@ -75,7 +75,7 @@ class IreeProgramPlan:
     peaks: tuple[InvocationPeak, ...]
     iree_reproduced: bool  # IREE's own pass gave every static pack the layout reproduced
     vmfb: bytes
-    entries: tuple[EntryPoint, ...]  # what a run calls, with its inputs
+    entries: tuple[EntryPoint, ...] | str  # as IreeProgram.entries
 
 
 def plan_arena(pack: Pack, seconds: float = SEARCH_SECONDS) -> ArenaPlan:
@@ -138,7 +138,9 @@ class IreeProgram:
     packs: tuple[Pack, ...]
     iree: tuple[Layout | None, ...]  # IREE's layout of each pack's static slices, reproduced
     iree_reproduced: bool  # IREE's own pass chose exactly those offsets
-    entries: tuple[EntryPoint, ...]  # what a run calls, with its inputs
+    # What a run calls, with its inputs; a str: why the program cannot be run with random
+    # inputs (a runtime-shaped input), which does not keep it from being planned.
+    entries: tuple[EntryPoint, ...] | str
     allocas: tuple[TransientAlloca, ...]
 
 
@@ -150,8 +152,11 @@ def read_program(source: bytes, name: str, target: Target = LLVM_CPU) -> IreePro
     packs = tuple(iree_packs.read_packs(module))
     layouts = tuple(_iree_static_layout(p) for p in packs)
     reproduced = _check_reproduction(module, packs, layouts, name)
-    return IreeProgram(name, target, module, packs, layouts, reproduced,
-                       tuple(entry_points(module, name)),
+    try:
+        entries: tuple[EntryPoint, ...] | str = tuple(entry_points(module, name))
+    except InputError as err:
+        entries = err.reason
+    return IreeProgram(name, target, module, packs, layouts, reproduced, entries,
                        tuple(iree_packs.transient_allocas(module)))
 
 
@@ -194,12 +199,14 @@ def plan_iree_program(source: bytes, name: str, target: Target = LLVM_CPU,
                            program.entries)
 
 
-def run_inputs(entries: Sequence[EntryPoint], source: bytes, name: str
+def run_inputs(entries: Sequence[EntryPoint] | str, source: bytes, name: str
                ) -> tuple[list[RunInput], list[RunParameter]]:
     """What a run check calls (entry points and their input shapes) and the external
     parameters the program reads (random values stand in for them)."""
     from iree.compiler import ir
 
+    if isinstance(entries, str):
+        raise InputError(name, f"cannot run the program: {entries}")
     try:
         inputs = ir.Module.parse(source.decode(), ir.Context())
     except (ir.MLIRError, UnicodeDecodeError) as err:

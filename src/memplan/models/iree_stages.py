@@ -17,7 +17,7 @@ IREE tool running IREE's own passes:
 
 That step 3 is IREE's stream phase resumed, not an approximation of it, is tested:
 a module not rewritten compiles to a `.vmfb` byte-identical to a plain compile
-(tests/test_iree_program.py).
+(tests/test_iree_arena.py).
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ class Target:
     backend: str = "llvm-cpu"
     # A generic CPU keeps results reproducible across machines (as `run/iree_exec.py`).
     flags: tuple[str, ...] = ("--iree-llvmcpu-target-cpu=generic",)
+    runs_here: bool = True  # iree-base-runtime on this machine's CPU can run the .vmfb
+    device: str = "llvm-cpu, a generic CPU of this machine's architecture"  # for messages
 
     def compile_flags(self) -> list[str]:
         return [f"--iree-hal-target-backends={self.backend}", *self.flags]

@@ -54,6 +54,16 @@ def _dtype(element: str) -> type:
     return NUMPY_DTYPES[element]
 
 
+def _random_input(rng: np.random.Generator, shape: tuple[int, ...], dtype: type
+                  ) -> np.ndarray:
+    """An integer input of a model is most often an index (token ids, positions), and an
+    index out of its table's range reads outside a buffer in IREE's compiled code (no
+    bounds check): integers are drawn from [0, 100), in range of any table that long."""
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(0, 100, shape).astype(dtype)
+    return random_array(rng, shape, dtype)
+
+
 def compare_vmfbs(reference: bytes, planned: bytes, entries: Sequence[RunInput],
                   parameters: Sequence[RunParameter] = (), seed: int = 0) -> RunComparison:
     """`run_pair` in a child process."""
@@ -93,7 +103,7 @@ def run_pair(reference: bytes, planned: bytes, entries: Sequence[RunInput],
     from .iree_exec import LoadedProgram
 
     rng = np.random.default_rng(seed)
-    inputs = {e.function: [random_array(rng, shape, _dtype(element))
+    inputs = {e.function: [_random_input(rng, shape, _dtype(element))
                            for shape, element in e.shapes] for e in entries}
     with tempfile.TemporaryDirectory(prefix="memplan-irpa-") as folder:
         archives = _write_parameters(Path(folder), parameters, rng)
