@@ -28,8 +28,8 @@ where it paused, so turns cost no repeated search), and the part holding the
 peak is lowered meanwhile with a share of the nodes (`_minimize_groups`).
 Parts too large for the exact search's set-up (over EXACT_MAX_BUFFERS) are
 improved by improve.py instead. A part of programs listed one after the other
-on one time axis, which does not split, may be packed as two layers first
-(layers.py, `_layered`).
+on one time axis, which does not split, may be packed as layers first, one
+program (or a chain of them) above the other (layers.py, `_layered`).
 """
 
 from __future__ import annotations
