@@ -64,9 +64,9 @@ def by_name(problem: Problem, below: int | None = None) -> list[list[int]] | Non
         programs.setdefault(b.id.rstrip("0123456789"), []).append(i)
     if not 2 <= len(programs) <= len(buffers) // 2:
         return None
-    spans = sorted((min(buffers[i].start for i in members), max(buffers[i].end for i in members),
-                    k) for k, members in enumerate(programs.values()))
     members = list(programs.values())
+    spans = sorted((min(buffers[i].start for i in program), max(buffers[i].end for i in program),
+                    k) for k, program in enumerate(members))
     layers: list[list[int]] = []
     free: list[tuple[int, int]] = []  # (end of the layer's last program, layer)
     for start, end, k in spans:
