@@ -12,7 +12,16 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memplan.pack import Buffer, Problem, Solution, lower_bound, plan, validate, violations
+from memplan.pack import (
+    Buffer,
+    Problem,
+    Solution,
+    lower_bound,
+    plan,
+    read_problem,
+    validate,
+    violations,
+)
 from memplan.pack.arrays import problem_arrays
 from memplan.pack.greedy_core import place_in_order as place_compiled
 from memplan.pack.heuristics import ORDERS, place_by_scan
@@ -424,3 +433,60 @@ def test_a_part_with_a_coarser_grain_than_the_floor_is_still_lowered_or_proven()
     fine = [Buffer("f0", 30, 31, 128, 1), Buffer("f1", 30, 31, 1, 1)]
     result = solve_exact(Problem(coarse + fine), minimize=True, time_limit=30)
     assert result.status == "optimal" and result.peak == 144
+
+
+def _striped(rng, stripes: list[int], span: int, pieces: int, tag: str) -> list[Buffer]:
+    """A program that tiles [0, span) x [0, sum(stripes)) exactly: each stripe
+    cut at random times into pieces, listed in a random order. Live bytes are
+    the stripes' sum at every moment, so that is its bound and its optimum."""
+    rects = []
+    for size in stripes:
+        cuts = sorted(rng.sample(range(1, span), pieces // len(stripes) - 1))
+        rects += [(lo, hi, size) for lo, hi in zip([0, *cuts], [*cuts, span], strict=True)]
+    rng.shuffle(rects)
+    return [Buffer(f"{tag}{i}", lo, hi, size) for i, (lo, hi, size) in enumerate(rects)]
+
+
+def test_programs_named_apart_on_one_time_axis_are_stacked_as_layers():
+    # minimalloc's A-F on one time axis, their buffers named A0, ..., F295 (the
+    # side-by-side instance of benchmarks/pack_scale.py, cut to six): nothing
+    # splits in time and the greedy plan is far above six times 1 MiB, which
+    # each program alone fits, so stacked they fit it.
+    from memplan.pack.exact import solve_exact
+    from memplan.pack.heuristics import pack_heuristic
+    from memplan.pack.layers import by_name
+
+    folder = Path(__file__).parent / "data" / "minimalloc"
+    programs = [[Buffer(f"{k}{b.id}", b.start, b.end, b.size, b.alignment)
+                 for b in read_problem(folder / f"{k}.1048576.csv").buffers] for k in "ABCDEF"]
+    whole = Problem([b for program in programs for b in program], 6 * 1048576)
+    layers = by_name(whole)
+    assert [[whole.buffers[i].id for i in layer] for layer in layers] == [
+        [b.id for b in program] for program in programs]
+    assert pack_heuristic(whole).peak(whole) > whole.capacity
+    result = solve_exact(whole, time_limit=300)
+    assert result.status in ("feasible", "optimal") and result.peak <= whole.capacity
+    assert result.solution.strategy == "6 layers"
+    validate(whole, result.solution)
+
+
+def test_programs_that_never_meet_or_have_no_names_are_not_layers():
+    import random
+
+    from memplan.pack.layers import by_name
+
+    rng = random.Random(4)
+    side_by_side = [b for k in range(5) for b in _striped(rng, [64] * 10, 64, 220, f"p{k}_")]
+    # Without names to tell the programs apart there is nothing to stack.
+    anonymous = Problem([Buffer(str(i), b.start, b.end, b.size)
+                         for i, b in enumerate(side_by_side)])
+    assert by_name(anonymous) is None
+    # Programs one after another in time: the time partitions split them already.
+    in_turn = Problem([Buffer(b.id, b.start + 64 * int(b.id[1]), b.end + 64 * int(b.id[1]),
+                              b.size) for b in side_by_side])
+    assert by_name(in_turn) is None
+    # A stack whose bounds sum to no less than the plan held is not offered.
+    named = Problem(side_by_side)
+    assert len(by_name(named)) == 5 and by_name(named, below=5 * 640) is None
+    pinned = Problem([*side_by_side[:-1], Buffer("p4_x", 0, 1, 8, offset=0)])
+    assert by_name(pinned) is None

@@ -28,8 +28,8 @@ where it paused, so turns cost no repeated search), and the part holding the
 peak is lowered meanwhile with a share of the nodes (`_minimize_groups`).
 Parts too large for the exact search's set-up (over EXACT_MAX_BUFFERS) are
 improved by improve.py instead. A part of programs listed one after the other
-on one time axis, which does not split, may be packed as two layers first
-(layers.py, `_layered`).
+on one time axis, which does not split, may be packed as layers first, one
+program (or a chain of them) above the other (layers.py, `_layered`).
 """
 
 from __future__ import annotations
@@ -49,8 +49,9 @@ from .status import SolveStatus, VerdictStatus
 from .validate import validate
 
 FIRST_NODE_BUDGET = 1 << 16  # nodes per decision in the first minimising round
-# Two layers (layers.py) get this share of the time left, and no more than
-# LAYER_MAX_SECONDS of it when there is no limit: a layer's optimum may be open.
+# Layers (layers.py) get this share of the time left, and no more than
+# LAYER_MAX_SECONDS of it per layer above the first when there is no limit: a
+# layer's optimum may be open.
 LAYER_SHARE = 0.8
 LAYER_MAX_SECONDS = 10.0
 LAYER_MIN_SECONDS = 1.0  # left, for the scan for a split and any solving at all
@@ -130,6 +131,8 @@ def solve_exact(
     if single:
         if minimize or capacity is None:
             initial = _layered(problem, initial, deadline, workers, on_progress)
+        elif initial.peak(problem) > capacity:
+            initial = _layered(problem, initial, deadline, workers, on_progress, capacity)
         run = _Run(problem, started, deadline, initial, workers, on_progress)
         if minimize or capacity is None:
             return run.minimize(capacity)
@@ -257,6 +260,11 @@ def _fit_groups(
     """Fit every part under the capacity, highest first: every part must, so no
     order wastes work, and an infeasible part ends it early."""
     for group in sorted(groups, key=lambda g: -g.peak):
+        if group.peak > capacity:
+            group.plan = _layered(group.problem, group.plan, deadline, workers,
+                                  _reporter(groups, group, on_progress), capacity,
+                                  by_order=not group.large)
+            group.peak = group.plan.peak(group.problem)
         if group.peak <= capacity:
             continue
         if time.perf_counter() > deadline:
@@ -305,9 +313,9 @@ def _minimize_groups(
     def run(group: _Group) -> _Run:
         return group.start(started, deadline, workers, _reporter(groups, group, on_progress))
 
-    for group in exact:
+    for group in groups:
         plan = _layered(group.problem, group.plan, deadline, workers,
-                        _reporter(groups, group, on_progress))
+                        _reporter(groups, group, on_progress), by_order=not group.large)
         group.plan, group.peak = plan, plan.peak(group.problem)
     # The exact parts' share of the time, while the large parts wait for their turn.
     total = sum(len(g.problem.buffers) for g in groups)
@@ -346,48 +354,69 @@ def _minimize_groups(
 
 def _layered(
     problem: Problem, plan: Solution, deadline: float, workers: int,
-    on_progress: Callable[[int, int], None] | None,
+    on_progress: Callable[[int, int], None] | None, capacity: int | None = None,
+    by_order: bool = True,
 ) -> Solution:
-    """`plan`, or the problem's two layers (layers.py) each minimised on its own
-    and stacked, when that is lower. The layers get a share of the time left."""
-    from .layers import split_point, stack_base
+    """`plan`, or the problem's layers (layers.py) each minimised on its own and
+    stacked, when that is lower. The layers get a share of the time left. With
+    a `capacity` (deciding), a stack that fits it ends the work there. Without
+    `by_order`, only layers by name are looked for (the scan of the input order
+    costs seconds on a part too large for the exact search)."""
+    from .layers import find_layers, stack_base
 
     if deadline - time.perf_counter() < LAYER_MIN_SECONDS:  # the scan alone takes that
         return plan
-    found = split_point(problem, plan.peak(problem))
-    if found is None or found[1] >= plan.peak(problem):  # stacking cannot be lower
+    found = find_layers(problem, plan.peak(problem), by_order)
+    if found is None:
         return plan
-    k = found[0]
     now = time.perf_counter()
-    share = min(deadline - now, LAYER_MAX_SECONDS) * LAYER_SHARE
-    lower, upper = Problem(problem.buffers[:k]), Problem(problem.buffers[k:])
-    # Solved as one problem, the upper run after the lower in time: the runs
+    share = min(deadline - now, LAYER_MAX_SECONDS * (len(found) - 1)) * LAYER_SHARE
+    runs = [Problem([problem.buffers[i] for i in layer]) for layer in found]
+    # Solved as one problem, each run after the one below it in time: the runs
     # often repeat the same programs, and identical parts are solved once.
-    shift = max(b.end for b in lower.buffers) - min(b.start for b in upper.buffers)
-    both = Problem([*lower.buffers, *(Buffer(b.id, b.start + shift, b.end + shift, b.size,
-                                             b.alignment) for b in upper.buffers)])
+    chained: list[Buffer] = []
+    for run in runs:
+        shift = (max(b.end for b in chained) if chained else 0) - min(b.start for b in run.buffers)
+        chained.extend(Buffer(b.id, b.start + shift, b.end + shift, b.size, b.alignment)
+                       for b in run.buffers)
+    both = Problem(chained)
     end = now + share
     known: _Known = {}
     parts = split(both)
     result = _by_parts(both, parts, None, True, now, end, pack_by_parts(both, parts), workers,
                        None, known)
     assert result.solution is not None  # no capacity to miss
-    layers = [Solution(result.solution.offsets[:k]), Solution(result.solution.offsets[k:])]
-    # Solved together, no part went below the higher run's floor; the lower run
-    # goes on to its own, with what the parts learnt.
-    for i, layer in enumerate((lower, upper)):
-        if time.perf_counter() < end and layers[i].peak(layer) > lower_bound(layer):
-            parts = split(layer)
-            again = _by_parts(layer, parts, None, True, now, end, layers[i], workers, None, known)
+    layers: list[Solution] = []
+    first = 0
+    for run in runs:
+        layers.append(Solution(result.solution.offsets[first:first + len(run.buffers)]))
+        first += len(run.buffers)
+
+    def stack() -> tuple[int, list[int]]:
+        bases, top = [], 0
+        for run, layer in zip(runs, layers, strict=True):
+            bases.append(stack_base(top, run))
+            top = bases[-1] + layer.peak(run)
+        return top, bases
+
+    # Solved together, no part went below the highest run's floor; each run goes
+    # on to its own, with what the parts learnt, unless the stack fits already.
+    for i, run in enumerate(runs):
+        if capacity is not None and stack()[0] <= capacity:
+            break
+        if time.perf_counter() < end and layers[i].peak(run) > lower_bound(run):
+            parts = split(run)
+            again = _by_parts(run, parts, None, True, now, end, layers[i], workers, None, known)
             assert again.solution is not None
             layers[i] = again.solution
-    bottom, top = layers
-    base = stack_base(bottom.peak(lower), upper)
-    peak = base + top.peak(upper)
+    peak, bases = stack()
     if peak >= plan.peak(problem):
         return plan
-    offsets = (*bottom.offsets, *(base + o for o in top.offsets))
-    stacked = Solution(offsets, "two layers")
+    offsets = [0] * len(problem.buffers)
+    for layer, base, solution in zip(found, bases, layers, strict=True):
+        for i, offset in zip(layer, solution.offsets, strict=True):
+            offsets[i] = base + offset
+    stacked = Solution(tuple(offsets), f"{len(found)} layers")
     validate(problem, stacked, check_capacity=False)
     if on_progress is not None:
         on_progress(peak, lower_bound(problem))

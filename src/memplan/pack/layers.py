@@ -1,5 +1,5 @@
-"""Two layers: a problem whose buffers, in input order, fall into two runs that
-each split in time, packed one run above the other.
+"""Layers: a problem whose buffers fall into programs that each pack well
+alone, packed one program (or a chain of them) above the other.
 
 Programs that share one arena (two models, or a model's functions, planned
 together) are often listed one after the other. Each program alone splits
@@ -10,14 +10,23 @@ below 1.2 of the bound). Packing the first run at its own optimum and the
 second above it costs at most the sum of their bounds, which, when the two
 runs' busiest moments coincide, is close to the bound of the whole (1.002 there).
 
-`split_point` finds the cut: among evenly spaced prefixes, those whose prefix
-and suffix both split into parts the exact search handles easily, the one with
-the lowest sum of bounds. The caller keeps the stacked plan only if it is
-lower than the one it holds.
+Two ways to find the layers, first by name, then by order:
+- `by_name`: buffers named like `A17`, `A18`, `x.3.17` belong to the program
+  their name has without its trailing digits (`A`, `x.3.`); programs whose
+  lifetimes never meet are chained into one layer (interval partitioning, so
+  as few layers as the most programs live at one time). A-K side by side
+  (benchmarks, eleven programs sharing one time axis) is eleven layers.
+- `split_point`: two runs of the input order. Among evenly spaced prefixes,
+  those whose prefix and suffix both split into parts the exact search handles
+  easily, the one with the lowest sum of bounds.
+Either way every layer must split into parts of at most MAX_LAYER_PART
+buffers and the sum of the layers' bounds must be below the plan held; the
+caller keeps the stacked plan only if it is lower than the one it holds.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 
 from .bound import lower_bound
@@ -27,6 +36,61 @@ from .problem import Buffer, Problem
 LAYER_FROM = 1000  # buffers: below this the exact search on the whole is cheap enough
 MAX_LAYER_PART = 600  # buffers: the largest part a layer may keep
 CANDIDATES = 64  # prefixes tried
+MAX_LAYERS = 64  # more layers than this stack too many bounds to be worth it
+
+
+def find_layers(problem: Problem, below: int | None = None,
+                by_order: bool = True) -> list[list[int]] | None:
+    """The layers, bottom first, each as indices of the problem's buffers in
+    input order: by name, else (`by_order`) two runs of the input order; None
+    when neither gives layers whose bounds sum below `below`."""
+    layers = by_name(problem, below)
+    if layers is not None or not by_order:
+        return layers
+    found = split_point(problem, below)
+    if found is None:
+        return None
+    n = len(problem.buffers)
+    return [list(range(found[0])), list(range(found[0], n))]
+
+
+def by_name(problem: Problem, below: int | None = None) -> list[list[int]] | None:
+    """Layers from the programs the buffers' names give (module docstring)."""
+    buffers = problem.buffers
+    if len(buffers) < LAYER_FROM or any(b.offset is not None for b in buffers):
+        return None
+    programs: dict[str, list[int]] = {}
+    for i, b in enumerate(buffers):
+        programs.setdefault(b.id.rstrip("0123456789"), []).append(i)
+    if not 2 <= len(programs) <= len(buffers) // 2:
+        return None
+    members = list(programs.values())
+    spans = sorted((min(buffers[i].start for i in program), max(buffers[i].end for i in program),
+                    k) for k, program in enumerate(members))
+    layers: list[list[int]] = []
+    free: list[tuple[int, int]] = []  # (end of the layer's last program, layer)
+    for start, end, k in spans:
+        if free and free[0][0] <= start:
+            _, layer = heapq.heappop(free)
+        else:
+            layer = len(layers)
+            layers.append([])
+            if layer == MAX_LAYERS:
+                return None
+        layers[layer].extend(members[k])
+        heapq.heappush(free, (end, layer))
+    if len(layers) < 2:  # no two programs meet: the time partitions already split them
+        return None
+    layers = [sorted(layer) for layer in layers]
+    cost = 0
+    for layer in layers:
+        run = Problem([buffers[i] for i in layer])
+        if max(len(p.indices) for p in split(run)) > MAX_LAYER_PART:
+            return None
+        cost += lower_bound(run)
+    if below is not None and cost >= below:
+        return None
+    return layers
 
 
 def split_point(problem: Problem, below: int | None = None) -> tuple[int, int] | None:
