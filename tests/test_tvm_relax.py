@@ -4,6 +4,7 @@ the one driver (`memplan plan ... --runtime tvm`) and as a pipeline for tvm.comp
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -14,29 +15,7 @@ from memplan.errors import InputError  # noqa: E402
 from memplan.report.json_schema import plan_json_problems  # noqa: E402
 
 # A two-layer MLP as TVM's torch importer prints it (weights as inputs: no constants).
-MLP = '''# from tvm.script import ir as I
-# from tvm.script import relax as R
-
-@I.ir_module
-class Module:
-    @R.function
-    def main(x: R.Tensor((4, 16), dtype="float32"), w1: R.Tensor((32, 16), dtype="float32"),
-             b1: R.Tensor((32,), dtype="float32"), w2: R.Tensor((16, 32), dtype="float32"),
-             b2: R.Tensor((16,), dtype="float32")) -> R.Tuple(R.Tensor((4, 16), dtype="float32")):
-        R.func_attr({"num_input": 1})
-        with R.dataflow():
-            lv: R.Tensor((16, 32), dtype="float32") = R.permute_dims(w1, axes=[1, 0])
-            lv1: R.Tensor((4, 32), dtype="float32") = R.matmul(x, lv, out_dtype="float32")
-            lv2: R.Tensor((4, 32), dtype="float32") = R.add(b1, lv1)
-            lv3: R.Tensor((4, 32), dtype="float32") = R.nn.relu(lv2)
-            lv4: R.Tensor((32, 16), dtype="float32") = R.permute_dims(w2, axes=[1, 0])
-            lv5: R.Tensor((4, 16), dtype="float32") = R.matmul(lv3, lv4, out_dtype="float32")
-            lv6: R.Tensor((4, 16), dtype="float32") = R.add(b2, lv5)
-            lv7: R.Tensor((4, 16), dtype="float32") = R.add(lv6, x)
-            gv: R.Tuple(R.Tensor((4, 16), dtype="float32")) = (lv7,)
-            R.output(gv)
-        return gv
-'''
+MLP = (Path(__file__).resolve().parents[1] / "examples" / "tvm_mlp.py").read_text()
 # Live at the second matmul: relu's output (4x32 f32, 512 B), the transposed w2
 # (32x16, 2048 B) and the product (4x16, 256 B).
 MLP_BOUND = 512 + 2048 + 256

@@ -3,6 +3,8 @@ pipeline, frames read from the built assembly, outputs against TVM's own build).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("tvm")
@@ -15,26 +17,7 @@ from memplan.tvm.script import load_script  # noqa: E402
 from memplan.tvm.tir_pipeline import build  # noqa: E402
 
 # Three buffers, each under TVM's 1024-byte rule, 2960 bytes together (the seed's kernel).
-THREE = '''# from tvm.script import ir as I
-# from tvm.script import tirx as T
-
-@I.ir_module
-class Module:
-    @T.prim_func
-    def three(A: T.Buffer((250,), "float32"), B: T.Buffer((250,), "float32")):
-        T.func_attr({"tir.noalias": True})
-        x = T.alloc_buffer((250,))
-        y = T.alloc_buffer((250,))
-        z = T.alloc_buffer((240,))
-        for i in range(250):
-            x[i] = A[i] * T.float32(2.0)
-        for i in range(250):
-            y[i] = x[i] + T.float32(1.0)
-        for i in range(240):
-            z[i] = y[i] * x[i]
-        for i in range(250):
-            B[i] = y[i] + T.if_then_else(i < 240, z[T.min(i, 239)], T.float32(0.0))
-'''
+THREE = (Path(__file__).resolve().parents[1] / "examples" / "tvm_kernels.py").read_text()
 
 
 @pytest.fixture
