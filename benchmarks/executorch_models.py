@@ -93,6 +93,7 @@ def llama_small(seq: int = 128):
 
 MODELS: dict[str, Callable[[], tuple[torch.nn.Module, tuple]]] = {
     "mobilenet_v2": torchvision_model("mobilenet_v2"),
+    "mobilenet_v3_large": torchvision_model("mobilenet_v3_large"),
     "resnet50": torchvision_model("resnet50"),
     "efficientnet_b0": torchvision_model("efficientnet_b0"),
     "convnext_tiny": torchvision_model("convnext_tiny"),
