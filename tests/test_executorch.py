@@ -369,3 +369,49 @@ def test_bad_input_is_one_line_exit_two(tmp_path, capsys, name, content, reason)
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and reason in lines[0] and str(path) in lines[0]
     assert captured.out == ""
+
+
+class Dynamic(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        return self.fc(x).relu() * 2
+
+
+def test_dynamic_shapes_are_said_and_run_at_their_upper_bound(tmp_path, capsys):
+    path = tmp_path / "dynamic.pt2"
+    seq = torch.export.Dim("seq", min=2, max=64)
+    exported = torch.export.export(Dynamic().eval(), (torch.randn(8, 16),),
+                                   dynamic_shapes={"x": {0: seq}})
+    torch.export.save(exported, str(path))
+    assert [t.shape for t in random_inputs(exported)] == [torch.Size([64, 16])]
+    assert main(["plan", str(path), "--json", "-o", str(tmp_path / "d.pte"),
+                 "--check-run"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["check"]["identical"]
+    [note] = [n for n in data["notes"] if "dynamic shapes" in n]
+    assert "x dim 0" in note and "in [2, 64]" in note and "upper bound" in note
+
+
+class LMHead(torch.nn.Module):
+    """A tiny LM head: its weight is transposed at run time (permute_copy, 2 MiB), which
+    sets the arena's bound."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.head = torch.nn.Linear(1024, 512, bias=False)
+
+    def forward(self, x):
+        return self.head(x.relu())
+
+
+def test_the_tensors_that_set_an_inflated_bound_are_named(tmp_path, capsys):
+    path = tmp_path / "head.pt2"
+    torch.export.save(torch.export.export(LMHead().eval(), (torch.randn(1, 1024),)),
+                      str(path))
+    assert main(["plan", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    [note] = [n for n in data["notes"] if "the bound is set by" in n]
+    assert note.startswith("arena 1:") and "permute_copy 1024x512 2,097,152 B" in note

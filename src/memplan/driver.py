@@ -126,10 +126,49 @@ def plan_model(path: str, *, runtime: str | None = None,
     split = None
     if not fe.splits:
         split = pool_split(view, target, sum(a.size for a in arenas))
-    notes = view.notes
+    notes = view.notes + tuple(n for a in arenas if (n := peak_note(a, view)))
     if hasattr(fe, "notes"):  # notes that depend on the plan (optional)
         notes += fe.notes(view, {a.name: a.size for a in arenas}, target)
     return fe, ModelPlan(view, fe.name, fe.runtime, arenas, target, written, split, notes)
+
+
+# An arena's bound is "set by a few tensors" when one tensor live at the peak holds at
+# least this share of it; below NOTED_BOUND bytes nobody asks why.
+DOMINANT_SHARE = 0.25
+NOTED_BOUND = 1 << 20
+
+
+def peak_tensors(arena: ArenaPlan) -> tuple[int, list[BufferRequest]]:
+    """The first moment the most bytes are live in the arena, and the buffers (one per
+    share group) live then, largest first: what sets the lower bound."""
+    groups = [merged(g) for g in share_groups(arena.buffers)]
+    times = sorted({b.start for b in groups})
+    best, when = -1, 0
+    for t in times:
+        live = sum(b.packed_size for b in groups if b.start <= t < b.end)
+        if live > best:
+            best, when = live, t
+    live = [b for b in groups if b.start <= when < b.end and b.packed_size]
+    return when, sorted(live, key=lambda b: (-b.packed_size, b.start))
+
+
+def peak_note(arena: ArenaPlan, view: ModelView, count: int = 3) -> str | None:
+    """Names the tensors that set an arena's bound when a few of them do."""
+    if arena.lower_bound < NOTED_BOUND:
+        return None
+    when, live = peak_tensors(arena)
+    total = sum(b.packed_size for b in live)
+    if not live or live[0].packed_size < DOMINANT_SHARE * total:
+        return None
+    shown = []
+    for b in live[:count]:
+        shape = view.details.get(b.key, {}).get("shape")
+        shown.append(f"{b.name}{' ' + 'x'.join(map(str, shape)) if shape else ''} "
+                     f"{b.packed_size:,} B")
+    return (f"{arena.name}: the bound is set by the tensors live at step {when} "
+            f"({total:,} B), largest first with the op that makes them: "
+            + "; ".join(shown) + (f"; and {len(live) - count} more" if len(live) > count
+                                  else ""))
 
 
 def plan_arena(arena: Arena, *, target: Target | None = None, splits: bool = False,
@@ -481,5 +520,6 @@ def over_budget(plan: ModelPlan, budget: int) -> str | None:
     return f"memplan's plan takes {plan.total:,} B, over the budget of {budget:,} B; {why}"
 
 
-__all__ = ["ArenaPlan", "held", "ModelPlan", "PlanCheckError", "RunFailure", "Spill", "check_run",
-           "check_written", "over_budget", "plan_arena", "plan_model"]
+__all__ = ["ArenaPlan", "ModelPlan", "PlanCheckError", "RunFailure", "Spill", "check_run",
+           "check_written", "held", "over_budget", "peak_note", "peak_tensors", "plan_arena",
+           "plan_model"]

@@ -75,6 +75,13 @@ class ExecutorchFrontEnd:
                    for key, spec in [(arena_buffer.key, algo.specs[arena_buffer.key])]}
         aliased = sum(t.aliased for t in lowered.tensors)
         notes = []
+        dynamic = et_program.dynamic_dims(source.exported)
+        if dynamic:
+            notes.append("dynamic shapes planned at their upper bounds (as ExecuTorch does): "
+                         + ", ".join(f"{d.input} dim {d.dim} ({d.symbol} in [{d.lower}, "
+                                     f"{'unbounded' if d.upper is None else d.upper}])"
+                                     for d in dynamic)
+                         + "; --check-run runs them at the upper bound")
         if aliased:
             notes.append(f"{aliased} tensor(s) live inside another's storage (ExecuTorch's "
                          "storage_base): placed with it, not packed")
