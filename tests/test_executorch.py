@@ -415,3 +415,25 @@ def test_the_tensors_that_set_an_inflated_bound_are_named(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     [note] = [n for n in data["notes"] if "the bound is set by" in n]
     assert note.startswith("arena 1:") and "permute_copy 1024x512 2,097,152 B" in note
+
+
+def test_plan_prints_no_library_warnings(saved_model):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "memplan", "plan", str(saved_model),
+                           "--summary"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "memplan total" in done.stdout
+    assert done.stderr == ""
+
+
+def test_a_long_step_is_shown_after_a_second():
+    from memplan.report.step_progress import SHOW_AFTER, StepProgress, step
+
+    progress = StepProgress(enabled=False)  # not a terminal: nothing is started
+    step("lowering")  # no display active: a no-op
+    assert progress.label == ""
+    progress.label = "lowering"
+    assert str(progress.__rich__()) == ""  # under a second: nothing shown
+    progress.started -= SHOW_AFTER + 1
+    assert str(progress.__rich__()) == "lowering  2 s"

@@ -483,7 +483,11 @@ def check_run(fe: FrontEnd, plan: ModelPlan, seed: int = 0) -> RunCheck:
 
     if plan.written is None:
         raise ValueError("check_run needs the written model")
-    answer = run_in_child(fe.name, fe.original(plan.view), plan.written, seed)
+    from .report.step_progress import step
+
+    original = fe.original(plan.view)
+    step(f"running both models on {fe.runtime}")
+    answer = run_in_child(fe.name, original, plan.written, seed)
     if isinstance(answer, RunCheck):
         return answer
     path = plan.view.path
