@@ -330,6 +330,12 @@ def test_plan_command_target_and_budget(saved_model, capsys):
     assert main(["plan", str(saved_model), "--target", "cortex-m55+ethos-u55", "--summary"]) == 0
     text = capsys.readouterr().out
     assert "executorch banked_greedy" in text and "sram" in text
+    assert "split over the pools" in text
+    assert main(["plan", str(saved_model), "--target", "cortex-m55+ethos-u55", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert plan_json_problems(data) == []
+    for arena in data["arenas"]:  # both planners per pool, and whose split was kept
+        assert arena["runtime"] is not None and arena["assignment"]
     plot = saved_model.parent / "over.svg"
     assert main(["plan", str(saved_model), "--budget", "1000", "--summary",
                  "--plot", str(plot)]) == 1
