@@ -278,7 +278,7 @@ def _pool_bytes(lowered, pools) -> list[tuple[int, int]]:
             for p in pools]
 
 
-def test_three_pools_never_hold_more_than_banked_greedy_in_a_slower_pool():
+def test_three_pools_never_leave_more_than_banked_greedy_in_the_slower_pools():
     torch.manual_seed(0)
     cls, example = MODELS["convnet"]
     with torch.no_grad():
@@ -289,10 +289,10 @@ def test_three_pools_never_hold_more_than_banked_greedy_in_a_slower_pool():
     theirs = _pool_bytes(lower(exported, Planner.BANKED_GREEDY, pools=pools), pools)
     ours = _pool_bytes(lower(exported, Planner.MEMPLAN, pools=pools, time_limit=5.0,
                              arena_planner=memplan_planner(pools, 5.0)), pools)
-    for (held, size), (their_held, _), pool in zip(ours, theirs, pools, strict=True):
+    for (_, size), pool in zip(ours, pools, strict=True):
         assert size <= pool.capacity
-        if pool is not pools[0]:
-            assert held <= their_held, (pool.name, ours, theirs)
+    for k in range(1, len(pools)):  # each slower pool and those below it: no more left
+        assert sum(h for h, _ in ours[k:]) <= sum(h for h, _ in theirs[k:]), (ours, theirs)
     # lexicographically, slowest pool first: no more bytes left behind
     assert [h for h, _ in reversed(ours)] <= [h for h, _ in reversed(theirs)]
 
