@@ -141,20 +141,32 @@ def test_pools_fill_the_fast_one_and_say_why_the_rest_spilled():
     assert "over the capacity of 64" in spill.reasons[0][1]
 
 
-def test_pools_are_filled_by_the_one_placement_policy():
-    # memplan.place's admission, as for MLIR buffers: smallest first while the packed
-    # peak fits, so the four 32-byte tensors stay in sram and the 192-byte one spills.
+def test_pools_keep_the_fewest_bytes_in_the_slow_pool():
+    # memplan.place's admission (smallest first while the packed peak fits) keeps the
+    # four 32-byte tensors in sram and sends the 192-byte one to dram; banked_greedy's
+    # split (the large one first) keeps only 64 B in dram: its split is kept.
     small = [spec(8, 0, 3) for _ in range(4)]
     large = spec(48, 0, 3)
     pools = (ArenaPool("sram", 1, 256, 16), ArenaPool("dram", 2, 1024, 16))
     algo, result = plan(small + [large], pools=pools)
     assert_sound(small + [large], result)
-    assert [result.spec_dict[s].mem_id for s in small] == [1, 1, 1, 1]
-    assert result.spec_dict[large].mem_id == 2
-    assert result.bufsizes[1:] == [128, 192]
-    [spill] = algo.spills
-    assert spill.pool == "dram" and spill.reasons[0][0] == "sram"
-    assert "full: sram would need at least 320 B of 256 B" in spill.reasons[0][1]
+    assert result.spec_dict[large].mem_id == 1
+    assert sorted(result.spec_dict[s].mem_id for s in small) == [1, 1, 2, 2]
+    assert result.bufsizes[1:] == [256, 64]  # sram full
+    assert {a.plan.assignment for a in algo.arenas} == {"executorch banked_greedy"}
+    assert {s.pool for s in algo.spills} == {"dram"}
+
+
+def test_the_runtimes_split_is_improved_where_a_faster_pool_has_room():
+    # banked_greedy first-fits in order: the early 128 B tensor fills sram's 160 B, and the
+    # two later 64 B tensors (live together, after it) go to dram; once it is done, sram
+    # can take both, which memplan moves up.
+    specs = [spec(32, 0, 1), spec(16, 2, 3), spec(16, 2, 3)]
+    pools = (ArenaPool("sram", 1, 160, 16), ArenaPool("dram", 2, 1024, 16))
+    algo, result = plan(specs, pools=pools)
+    assert_sound(specs, result)
+    assert [result.spec_dict[s].mem_id for s in specs] == [1, 1, 1]
+    assert result.bufsizes[1] <= 160
 
 
 def test_a_tensor_no_pool_can_hold_is_refused():
@@ -259,6 +271,32 @@ def test_pools_plan_runs_bit_identically(exported, greedy):
     assert identical(run(greedy.program, inputs), run(ours.program, inputs))
 
 
+def _pool_bytes(lowered, pools) -> list[tuple[int, int]]:
+    """Per pool: the bytes of the tensors it holds, and its arena's size."""
+    return [(sum(t.bytes for t in lowered.tensors if t.mem_id == p.mem_id and not t.aliased),
+             lowered.arena_sizes[p.mem_id] if p.mem_id < len(lowered.arena_sizes) else 0)
+            for p in pools]
+
+
+def test_three_pools_never_leave_more_than_banked_greedy_in_the_slower_pools():
+    torch.manual_seed(0)
+    cls, example = MODELS["convnet"]
+    with torch.no_grad():
+        exported = torch.export.export(cls().eval(), example)
+    bound = lower(exported, Planner.GREEDY).bound()
+    pools = (ArenaPool("tcm", 1, bound // 4, 16), ArenaPool("sram", 2, bound // 3, 16),
+             ArenaPool("dram", 3, 4 * bound, 16))
+    theirs = _pool_bytes(lower(exported, Planner.BANKED_GREEDY, pools=pools), pools)
+    ours = _pool_bytes(lower(exported, Planner.MEMPLAN, pools=pools, time_limit=5.0,
+                             arena_planner=memplan_planner(pools, 5.0)), pools)
+    for (_, size), pool in zip(ours, pools, strict=True):
+        assert size <= pool.capacity
+    for k in range(1, len(pools)):  # each slower pool and those below it: no more left
+        assert sum(h for h, _ in ours[k:]) <= sum(h for h, _ in theirs[k:]), (ours, theirs)
+    # lexicographically, slowest pool first: no more bytes left behind
+    assert [h for h, _ in reversed(ours)] <= [h for h, _ in reversed(theirs)]
+
+
 # --- the command --------------------------------------------------------------------
 
 
@@ -292,6 +330,12 @@ def test_plan_command_target_and_budget(saved_model, capsys):
     assert main(["plan", str(saved_model), "--target", "cortex-m55+ethos-u55", "--summary"]) == 0
     text = capsys.readouterr().out
     assert "executorch banked_greedy" in text and "sram" in text
+    assert "split over the pools" in text
+    assert main(["plan", str(saved_model), "--target", "cortex-m55+ethos-u55", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert plan_json_problems(data) == []
+    for arena in data["arenas"]:  # both planners per pool, and whose split was kept
+        assert arena["runtime"] is not None and arena["assignment"]
     plot = saved_model.parent / "over.svg"
     assert main(["plan", str(saved_model), "--budget", "1000", "--summary",
                  "--plot", str(plot)]) == 1
@@ -331,3 +375,71 @@ def test_bad_input_is_one_line_exit_two(tmp_path, capsys, name, content, reason)
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and reason in lines[0] and str(path) in lines[0]
     assert captured.out == ""
+
+
+class Dynamic(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        return self.fc(x).relu() * 2
+
+
+def test_dynamic_shapes_are_said_and_run_at_their_upper_bound(tmp_path, capsys):
+    path = tmp_path / "dynamic.pt2"
+    seq = torch.export.Dim("seq", min=2, max=64)
+    exported = torch.export.export(Dynamic().eval(), (torch.randn(8, 16),),
+                                   dynamic_shapes={"x": {0: seq}})
+    torch.export.save(exported, str(path))
+    assert [t.shape for t in random_inputs(exported)] == [torch.Size([64, 16])]
+    assert main(["plan", str(path), "--json", "-o", str(tmp_path / "d.pte"),
+                 "--check-run"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["check"]["identical"]
+    [note] = [n for n in data["notes"] if "dynamic shapes" in n]
+    assert "x dim 0" in note and "in [2, 64]" in note and "upper bound" in note
+
+
+class LMHead(torch.nn.Module):
+    """A tiny LM head: its weight is transposed at run time (permute_copy, 2 MiB), which
+    sets the arena's bound."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.head = torch.nn.Linear(1024, 512, bias=False)
+
+    def forward(self, x):
+        return self.head(x.relu())
+
+
+def test_the_tensors_that_set_an_inflated_bound_are_named(tmp_path, capsys):
+    path = tmp_path / "head.pt2"
+    torch.export.save(torch.export.export(LMHead().eval(), (torch.randn(1, 1024),)),
+                      str(path))
+    assert main(["plan", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    [note] = [n for n in data["notes"] if "the bound is set by" in n]
+    assert note.startswith("arena 1:") and "permute_copy 1024x512 2,097,152 B" in note
+
+
+def test_plan_prints_no_library_warnings(saved_model):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "memplan", "plan", str(saved_model),
+                           "--summary"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "memplan total" in done.stdout
+    assert done.stderr == ""
+
+
+def test_a_long_step_is_shown_after_a_second():
+    from memplan.report.step_progress import SHOW_AFTER, StepProgress, step
+
+    progress = StepProgress(enabled=False)  # not a terminal: nothing is started
+    step("lowering")  # no display active: a no-op
+    assert progress.label == ""
+    progress.label = "lowering"
+    assert str(progress.__rich__()) == ""  # under a second: nothing shown
+    progress.started -= SHOW_AFTER + 1
+    assert str(progress.__rich__()) == "lowering  2 s"

@@ -57,6 +57,7 @@ class ArenaPlan:
     reserved: int = 0
     seconds: float = 0.0
     spills: tuple[Spill, ...] = ()
+    assignment: str | None = None  # with pools: whose split over the pools was kept
 
 
 @dataclass(frozen=True)
@@ -125,10 +126,49 @@ def plan_model(path: str, *, runtime: str | None = None,
     split = None
     if not fe.splits:
         split = pool_split(view, target, sum(a.size for a in arenas))
-    notes = view.notes
+    notes = view.notes + tuple(n for a in arenas if (n := peak_note(a, view)))
     if hasattr(fe, "notes"):  # notes that depend on the plan (optional)
         notes += fe.notes(view, {a.name: a.size for a in arenas}, target)
     return fe, ModelPlan(view, fe.name, fe.runtime, arenas, target, written, split, notes)
+
+
+# An arena's bound is "set by a few tensors" when one tensor live at the peak holds at
+# least this share of it; below NOTED_BOUND bytes nobody asks why.
+DOMINANT_SHARE = 0.25
+NOTED_BOUND = 1 << 20
+
+
+def peak_tensors(arena: ArenaPlan) -> tuple[int, list[BufferRequest]]:
+    """The first moment the most bytes are live in the arena, and the buffers (one per
+    share group) live then, largest first: what sets the lower bound."""
+    groups = [merged(g) for g in share_groups(arena.buffers)]
+    times = sorted({b.start for b in groups})
+    best, when = -1, 0
+    for t in times:
+        live = sum(b.packed_size for b in groups if b.start <= t < b.end)
+        if live > best:
+            best, when = live, t
+    live = [b for b in groups if b.start <= when < b.end and b.packed_size]
+    return when, sorted(live, key=lambda b: (-b.packed_size, b.start))
+
+
+def peak_note(arena: ArenaPlan, view: ModelView, count: int = 3) -> str | None:
+    """Names the tensors that set an arena's bound when a few of them do."""
+    if arena.lower_bound < NOTED_BOUND:
+        return None
+    when, live = peak_tensors(arena)
+    total = sum(b.packed_size for b in live)
+    if not live or live[0].packed_size < DOMINANT_SHARE * total:
+        return None
+    shown = []
+    for b in live[:count]:
+        shape = view.details.get(b.key, {}).get("shape")
+        shown.append(f"{b.name}{' ' + 'x'.join(map(str, shape)) if shape else ''} "
+                     f"{b.packed_size:,} B")
+    return (f"{arena.name}: the bound is set by the tensors live at step {when} "
+            f"({total:,} B), largest first with the op that makes them: "
+            + "; ".join(shown) + (f"; and {len(live) - count} more" if len(live) > count
+                                  else ""))
 
 
 def plan_arena(arena: Arena, *, target: Target | None = None, splits: bool = False,
@@ -156,7 +196,10 @@ def _split_arena(arena: Arena, groups: list[list[BufferRequest]], target: Target
                  time_limit: float | None) -> list[ArenaPlan]:
     """Place every share group in one of the target's pools (`place.policy`: pins first,
     then smallest first into the fastest pool whose packed peak still fits), then pack
-    each pool used, the placement's packing as an incumbent."""
+    each pool used, the placement's packing as an incumbent. When the runtime split the
+    groups over the pools itself (ExecuTorch's `banked_greedy`), its split repacked is
+    kept instead unless the placement's is no worse on every pool but the fastest and
+    lexicographically lower, slowest pool first."""
     from .place.policy import place
 
     alignment = math.lcm(arena.alignment, *(p.alignment for p in target.pools))
@@ -165,26 +208,133 @@ def _split_arena(arena: Arena, groups: list[list[BufferRequest]], target: Target
     pools_only = dataclasses.replace(target, stack=None, heap=None, pools=pools)
     requests = [dataclasses.replace(merged(g), alignment=alignment) for g in groups]
     placement = place(requests, pools_only)
+    order = [p.name for p in target.pools]
+    theirs = _runtime_split(arena, groups, order)
+    # The runtime's own split is the split to beat: tensors a faster pool can still take
+    # are moved up, largest first, then each pool is repacked (the runtime's offsets the
+    # incumbent, so no pool it did not grow grows).
+    kept = None
+    if theirs is not None:
+        spaces, placed = _promoted(arena, groups, theirs, target, alignment)
+        label = arena.runtime.planner + (", improved" if spaces != theirs else "")
+        kept = _pack_split(arena, groups, spaces, [() for _ in groups], target, alignment,
+                           time_limit, tuple(placed), label)
     unplaced = [(g, d) for g, d in zip(groups, placement.decisions, strict=True) if not d.placed]
     if unplaced:
+        if kept is not None:
+            return kept
         group, decision = unplaced[0]
         reasons = "; ".join(f"{s}: {why}" for s, why in decision.refusals
                             if target.pool(s) is not None)
         raise BudgetError(f"no pool can hold {group[0].name} ({merged(group).size} B): "
                           f"{reasons}")
+    spaces = [d.space for d in placement.decisions]
+    refusals = [tuple((s, why) for s, why in d.refusals if s in order)
+                for d in placement.decisions]
+    mine = _pack_split(arena, groups, spaces, refusals, target, alignment, time_limit,
+                       tuple(d.offset for d in placement.decisions), "placement")
+    if kept is None:
+        return mine
+    # memplan's placement is kept only when it leaves no more tensor bytes than the
+    # runtime's split (improved) in any slower pool, and is lower by the lexicographic
+    # objective (`_pool_key`).
+    return mine if _pool_key(mine, order) <= _pool_key(kept, order) and all(
+        held(mine, n) <= held(kept, n) for n in order[1:]) else kept
+
+
+def held(plans: Sequence[ArenaPlan], name: str) -> int:
+    """The bytes of the tensors a pool holds (each written and read there): what a
+    slower pool costs in traffic, whatever its arena's size."""
+    plan = next((p for p in plans if p.name == name), None)
+    return 0 if plan is None else sum(b.packed_size for b in plan.buffers
+                                      if b.shares_with is None)
+
+
+def _size(plans: Sequence[ArenaPlan], name: str) -> int:
+    return next((p.size for p in plans if p.name == name), 0)
+
+
+def _pool_key(plans: list[ArenaPlan], order: list[str]) -> tuple[int, ...]:
+    """The objective of a split, lexicographic: the tensor bytes held per pool, slowest
+    first (the fastest pool filled first), then the arenas' sizes, slowest first."""
+    return (*(held(plans, n) for n in reversed(order)),
+            *(_size(plans, n) for n in reversed(order)))
+
+
+def _promoted(arena: Arena, groups: list[list[BufferRequest]], spaces: list[str],
+              target: Target, alignment: int) -> tuple[list[str], list[int]]:
+    """`spaces` with every unpinned group a faster pool can still take moved there
+    (largest first, into the fastest that takes it), and an offset per group from its
+    pool's base: the runtime's, or a packing (heuristics) of the pool that took one."""
+    runtime = arena.runtime
+    spaces = list(spaces)
+    bases = {p.name: -(-arena.reserved.get(p.name, 0) // alignment) * alignment
+             for p in target.pools}
+    offsets = [runtime.offsets[g[0].key] - bases[spaces[i]] for i, g in enumerate(groups)]
+    order = [p.name for p in target.pools]
+    for i in sorted(range(len(groups)), key=lambda i: -merged(groups[i]).packed_size):
+        if groups[i][0].pinned is not None or merged(groups[i]).packed_size == 0:
+            continue
+        for name in order[:order.index(spaces[i])]:
+            members = [j for j, s in enumerate(spaces) if s == name] + [i]
+            problem = Problem(tuple(
+                Buffer(groups[j][0].name, *merged(groups[j]).lifetime,
+                       merged(groups[j]).packed_size, max(alignment, merged(groups[j]).alignment))
+                for j in members))
+            top = max((offsets[j] + merged(groups[j]).packed_size for j in members[:-1]),
+                      default=0)
+            top = -(-top // problem.buffers[-1].alignment) * problem.buffers[-1].alignment
+            current = (*(offsets[j] for j in members[:-1]), top)
+            packed = solve(problem, incumbents={"current": current}, time_limit=None)
+            room = target.pool(name).capacity - bases[name] - arena.padding
+            if packed.result.peak <= room:
+                spaces[i] = name
+                for j, offset in zip(members, packed.result.solution.offsets, strict=True):
+                    offsets[j] = offset
+                break
+    return spaces, offsets
+
+
+def _runtime_split(arena: Arena, groups: list[list[BufferRequest]], order: list[str]
+                   ) -> list[str] | None:
+    """The pool the runtime's plan put each share group in (None when it has no split of
+    these groups: it refused, or split a group, or moved a pinned one)."""
+    runtime = arena.runtime
+    if runtime is None or not runtime.spaces:
+        return None
+    spaces = []
+    for group in groups:
+        found = {runtime.spaces.get(b.key) for b in group}
+        if len(found) != 1 or len({runtime.offsets.get(b.key) for b in group}) != 1:
+            return None
+        space = found.pop()
+        if space not in order or group[0].pinned not in (None, space):
+            return None
+        spaces.append(space)
+    return spaces
+
+
+def _pack_split(arena: Arena, groups: list[list[BufferRequest]], spaces: list[str],
+                refusals: list[tuple[tuple[str, str], ...]], target: Target, alignment: int,
+                time_limit: float | None, placed: tuple[int, ...] | None,
+                label: str) -> list[ArenaPlan]:
+    """Pack each pool of one split of the groups over the pools."""
     plans = []
     order = [p.name for p in target.pools]
     for name in order:
-        members = [(g, d) for g, d in zip(groups, placement.decisions, strict=True)
-                   if d.space == name]
+        members = [i for i, space in enumerate(spaces) if space == name]
         if not members:
             continue
-        # An unpinned group that a faster pool refused, with each of its reasons.
-        spills = tuple(Spill(g[0], name, faster) for g, d in members if g[0].pinned is None
-                       and (faster := tuple((s, why) for s, why in d.refusals if s in order)))
-        incumbent = tuple(d.offset for _, d in members)
-        plans.append(_pack_space(arena, name, [g for g, _ in members], alignment,
-                                 target.pool(name).capacity, incumbent, spills, time_limit))
+        faster = order[:order.index(name)]
+        # An unpinned group a faster pool refused (the placement says why; in the
+        # runtime's split it is the runtime's choice).
+        spills = tuple(Spill(groups[i][0], name, refusals[i] or tuple(
+            (f, f"{label} put it in {name}") for f in faster))
+            for i in members if groups[i][0].pinned is None and faster)
+        incumbent = None if placed is None else tuple(placed[i] for i in members)
+        plan = _pack_space(arena, name, [groups[i] for i in members], alignment,
+                           target.pool(name).capacity, incumbent, spills, time_limit)
+        plans.append(dataclasses.replace(plan, assignment=label))
     return plans
 
 
@@ -333,7 +483,11 @@ def check_run(fe: FrontEnd, plan: ModelPlan, seed: int = 0) -> RunCheck:
 
     if plan.written is None:
         raise ValueError("check_run needs the written model")
-    answer = run_in_child(fe.name, fe.original(plan.view), plan.written, seed)
+    from .report.step_progress import step
+
+    original = fe.original(plan.view)
+    step(f"running both models on {fe.runtime}")
+    answer = run_in_child(fe.name, original, plan.written, seed)
     if isinstance(answer, RunCheck):
         return answer
     path = plan.view.path
@@ -371,4 +525,5 @@ def over_budget(plan: ModelPlan, budget: int) -> str | None:
 
 
 __all__ = ["ArenaPlan", "ModelPlan", "PlanCheckError", "RunFailure", "Spill", "check_run",
-           "check_written", "over_budget", "plan_arena", "plan_model"]
+           "check_written", "held", "over_budget", "peak_note", "peak_tensors", "plan_arena",
+           "plan_model"]

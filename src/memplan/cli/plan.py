@@ -100,16 +100,20 @@ def run(args: argparse.Namespace) -> int:
     options = ReadOptions(target, parse_values("--dim", args.dim, "NAME=INTEGER")
                           if args.dim else {}, args.output is not None, args.time_limit or None,
                           args.kernels, args.core)
-    fe, plan = plan_model(args.file, runtime=args.runtime, options=options)
+    from ..report.pack_progress import wanted
+    from ..report.step_progress import StepProgress
 
     check = failure = None
     code = 0
-    # A CMSIS-NN build cannot be run here (TFLM's interpreter has the reference kernels).
-    if args.check_run or (args.output and verifies_writes(fe) and args.kernels == "reference"):
-        try:
-            check = check_run(fe, plan)  # on the bytes, before anything is written
-        except RunFailure as err:
-            failure, code = str(err), err.exit_code
+    with StepProgress(wanted(args.json)):
+        fe, plan = plan_model(args.file, runtime=args.runtime, options=options)
+        # A CMSIS-NN build cannot be run here (TFLM's interpreter has the reference kernels).
+        if args.check_run or (args.output and verifies_writes(fe)
+                              and args.kernels == "reference"):
+            try:
+                check = check_run(fe, plan)  # on the bytes, before anything is written
+            except RunFailure as err:
+                failure, code = str(err), err.exit_code
     failures = []
     if failure is not None:
         failures.append(failure)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from ..errors import BudgetError, InputError
 from ..models.pt2 import quiet_torch
+from ..report.step_progress import step
 
 quiet_torch()  # before ExecuTorch's import, which logs through torch's logger
 # ExecuTorch itself: a missing one is said at load, naming memplan[executorch].
@@ -55,6 +56,7 @@ class ExecutorchFrontEnd:
     def read(self, path: str, options: ReadOptions) -> ModelView:
         pools = (et_planning.pools_from_target(options.target) if options.target is not None
                  else ())
+        step(f"reading {path}")
         return ModelView(path, self.name, (),
                          source=_Source(et_program.load_exported(path), pools))
 
@@ -62,6 +64,7 @@ class ExecutorchFrontEnd:
         source: _Source = view.source
         planning = et_planning.planning_pass(pools=source.pools, planner=planner)
         algo = planning.memory_planning_algo.algo_list[0]
+        step("lowering with ExecuTorch (to_edge, to_executorch; memplan plans in its hook)")
         try:
             lowered = et_program.lower_with(source.exported, et_program.Planner.MEMPLAN,
                                             planning)
@@ -75,6 +78,13 @@ class ExecutorchFrontEnd:
                    for key, spec in [(arena_buffer.key, algo.specs[arena_buffer.key])]}
         aliased = sum(t.aliased for t in lowered.tensors)
         notes = []
+        dynamic = et_program.dynamic_dims(source.exported)
+        if dynamic:
+            notes.append("dynamic shapes planned at their upper bounds (as ExecuTorch does): "
+                         + ", ".join(f"{d.input} dim {d.dim} ({d.symbol} in [{d.lower}, "
+                                     f"{'unbounded' if d.upper is None else d.upper}])"
+                                     for d in dynamic)
+                         + "; --check-run runs them at the upper bound")
         if aliased:
             notes.append(f"{aliased} tensor(s) live inside another's storage (ExecuTorch's "
                          "storage_base): placed with it, not packed")
@@ -108,6 +118,7 @@ class ExecutorchFrontEnd:
                              f"which refused the model: {refused}")
         source: _Source = view.source
         planner = et_program.Planner.BANKED_GREEDY if source.pools else et_program.Planner.GREEDY
+        step("lowering again with ExecuTorch's own planner, for --check-run")
         return et_program.lower(source.exported, planner, pools=source.pools).program
 
     def run(self, original: bytes, written: bytes, seed: int, progress: Progress) -> RunCheck:

@@ -25,7 +25,9 @@ Lifetimes are ExecuTorch's: inclusive node-index ranges, graph inputs from 0 and
 buffers to the last node; memplan's are half-open, hence `end + 1`.
 
 Each call is planned by the model driver (`driver.plan_arena`, the same for every front
-end): placed across the pools by `memplan.place`, each arena packed by `pack.solve` (the
+end): placed across the pools by `memplan.place` or, when it holds fewer tensor bytes in
+the slower pools, `banked_greedy`'s own split improved (the driver's `_split_arena`),
+each arena packed by `pack.solve` (the
 heuristics, the exact solver within `time_limit` when they are above the live-bytes
 lower bound, ExecuTorch's own plan and the placement's as incumbents); every plan is
 validated before it is written back.

@@ -175,14 +175,58 @@ def random_inputs(exported: torch.export.ExportedProgram, seed: int = 0) -> list
         if node.op != "placeholder" or node.name not in _user_inputs(exported):
             continue
         val = node.meta["val"]
+        shape = tuple(_upper(exported, d) for d in val.shape)
         if val.dtype.is_floating_point:
-            inputs.append(torch.randn(tuple(val.shape), generator=generator).to(val.dtype))
+            inputs.append(torch.randn(shape, generator=generator).to(val.dtype))
         elif val.dtype == torch.bool:
-            inputs.append(torch.randint(0, 2, tuple(val.shape), generator=generator).bool())
+            inputs.append(torch.randint(0, 2, shape, generator=generator).bool())
         else:  # token ids and indices: small non-negative values stay in range
-            inputs.append(torch.randint(0, 8, tuple(val.shape), generator=generator,
-                                        dtype=val.dtype))
+            inputs.append(torch.randint(0, 8, shape, generator=generator, dtype=val.dtype))
     return inputs
+
+
+@dataclass(frozen=True)
+class DynamicDim:
+    """A dimension of a user input that the export left symbolic, with its range."""
+
+    input: str
+    dim: int
+    symbol: str
+    lower: int
+    upper: int | None  # None: unbounded
+
+
+def dynamic_dims(exported: torch.export.ExportedProgram) -> list[DynamicDim]:
+    """The symbolic dimensions of the user inputs: ExecuTorch plans them at `upper`."""
+    found = []
+    users = _user_inputs(exported)
+    for node in exported.graph.nodes:
+        if node.op != "placeholder" or node.name not in users:
+            continue
+        for i, d in enumerate(getattr(node.meta.get("val"), "shape", ())):
+            if isinstance(d, int):
+                continue
+            lower, upper = _range(exported, d)
+            found.append(DynamicDim(node.name, i, str(d), lower, upper))
+    return found
+
+
+def _range(exported: torch.export.ExportedProgram, d: Any) -> tuple[int, int | None]:
+    bounds = exported.range_constraints.get(d.node.expr)
+    if bounds is None:
+        return 0, None
+    lower, upper = int(bounds.lower), bounds.upper
+    return lower, None if not upper.is_finite else int(upper)
+
+
+def _upper(exported: torch.export.ExportedProgram, d: Any) -> int:
+    """A dimension's size for an input at the bound ExecuTorch planned for."""
+    if isinstance(d, int):
+        return d
+    lower, upper = _range(exported, d)
+    if upper is None:
+        raise ValueError(f"dimension {d} has no upper bound (at least {lower})")
+    return upper
 
 
 def run(program: bytes, inputs: Sequence[torch.Tensor]) -> list[torch.Tensor]:

@@ -46,6 +46,9 @@ def format_plan_text(plan: ModelPlan, *, check: RunCheck | None = None,
         summary.append((f"{theirs} total", f"{plan.runtime_total:,} B ({ratio:.3f}x memplan's)"))
     elif refused:
         summary.append((f"{theirs or 'the runtime'}", f"refused: {refused}"))
+    split = sorted({a.assignment for a in plan.arenas if a.assignment})
+    if split:
+        summary.append(("split over the pools", ", ".join(split)))
     kept = sorted({a.chosen for a in plan.arenas if a.chosen != "memplan"})
     if kept:
         summary.append(("plan kept", ", ".join(kept) + " (lower than memplan's search)"))
@@ -141,7 +144,8 @@ def plan_json(plan: ModelPlan, *, check: RunCheck | None = None,
             {"name": a.name, "lower_bound": a.lower_bound, "memplan": a.size,
              "runtime": a.runtime, "status": a.proof.value, "chosen": a.chosen,
              "capacity": a.capacity, "reserved": a.reserved, "tensors": len(a.buffers),
-             "seconds": round(a.seconds, 6)}
+             "seconds": round(a.seconds, 6),
+             **({"assignment": a.assignment} if a.assignment else {})}
             for a in plan.arenas],
         "total": {"lower_bound": plan.lower_bound, "memplan": plan.total,
                   "runtime": plan.runtime_total},
