@@ -15,7 +15,6 @@ A bug must never look like "over budget", hence 2 and the words "internal error"
 
 from __future__ import annotations
 
-import traceback
 from pathlib import Path
 
 EXIT_OK = 0
@@ -63,6 +62,8 @@ def internal_error_line(err: BaseException) -> str:
     else:
         message = " ".join(str(err).split())
         what = type(err).__name__ + (f": {message[:200]}" if message else "")
+    import traceback  # only for a bug: a run that goes well never loads it
+
     frames = traceback.extract_tb(err.__traceback__)
     ours = [f for f in frames if "/memplan/" in f.filename.replace("\\", "/")] or frames
     place = ""

@@ -20,7 +20,6 @@ import os
 import signal
 import stat
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -222,6 +221,8 @@ def _stage(out: _Output, staged: list[tuple[_Output, Path]]) -> None:
         mode = 0o666 & ~_umask()
     except OSError as err:
         raise InputError(out.given, f"cannot write output: {err.strerror}") from None
+    import tempfile  # with shutil and three compressors: only when there is a file to write
+
     try:
         with _ending_signals_held():  # no signal between creating the file and listing it
             fd, name = tempfile.mkstemp(dir=out.real.parent, prefix=f".{out.real.name}.",
@@ -253,6 +254,8 @@ def atomic_output(path: str | Path) -> Iterator[Path]:
 
     For library callers writing one file; commands use `Outputs`.
     """
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="memplan-") as folder:
         tmp = Path(folder) / Path(path).name
         yield tmp

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..files import Outputs
 from .args import non_negative_int, non_negative_seconds
@@ -73,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             result = plan(problem)
     if args.json:
+        import json
+
         print(json.dumps(pack_json(result), indent=2))
     else:
         print(format_pack_text(result, show_buffers=not args.summary), end="")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels
-from .arrays import ProblemArrays, problem_arrays
+from .arrays import ProblemArrays, distinct, problem_arrays
 from .parts import Part, merge, split
 from .problem import Problem, Solution
 
@@ -69,7 +69,7 @@ def _range_max(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray
     level[(1 << (level + 1)) <= length] += 1
     level[(1 << level) > np.maximum(length, 1)] -= 1
     out = np.empty(len(lo), dtype=values.dtype)
-    for k in np.unique(level):
+    for k in distinct(level):
         sel = level == k
         out[sel] = np.maximum(table[k][lo[sel]], table[k][hi[sel] - (1 << k)])
     return out
