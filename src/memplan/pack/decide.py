@@ -8,19 +8,24 @@ cannot stall the others; unlike minimalloc, each order's search pauses at its
 limit and resumes in the next round instead of starting over. Node limits,
 not the clock, decide which order answers, so results are deterministic; the
 clock only stops the search.
+
+A round runs its orders as one thread would, one after the other until one
+answers, whatever the number of threads (races.py): the answer and the node
+count are those of the serial run, so the budgets built on node counts
+(exact.py) see the same numbers on one core as on many.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import kernels, search_state
 from .problem import Problem
+from .races import run_in_order
 from .sections import Sweep, sweep
 from .status import SearchStatus, VerdictStatus
 
@@ -30,6 +35,9 @@ DEFAULT_ORDERS = ("WAT", "TAW", "TWA")
 # Questions kept paused per problem: each holds its searches' state (n x sections).
 MAX_PAUSED = 8
 PERTURBATION = 0.3  # a probe scales each width and area key by up to +-30%
+# Rounds with a node limit up to this run on the calling thread alone (a search
+# node takes about a microsecond, waking a thread tens of them).
+SERIAL_LIMIT = 1 << 12
 
 
 @dataclass(frozen=True)
@@ -89,8 +97,9 @@ class Decider:
                 if len(self._paused) > MAX_PAUSED:  # the oldest question goes
                     del self._paused[next(iter(self._paused))]
                 return Verdict(VerdictStatus.UNKNOWN, None, nodes)
-            for search, status in zip(searches, self._run_all(searches, limit, deadline),
-                                      strict=True):
+            # The statuses end at the answer: the searches after it did not run.
+            statuses = self._run_all(searches, limit, deadline)
+            for search, status in zip(searches, statuses, strict=False):
                 nodes = self._nodes(searches) - spent
                 if status == SearchStatus.OK:
                     return Verdict(VerdictStatus.FEASIBLE, search.offsets(), nodes)
@@ -115,8 +124,8 @@ class Decider:
         width = max(self.workers, 1)
         for first in range(0, len(seeds), width):
             batch = [self._perturbed_search(peak, seed) for seed in seeds[first: first + width]]
-            for search, status in zip(batch, self._run_all(batch, node_budget, deadline),
-                                      strict=True):
+            statuses = self._run_all(batch, node_budget, deadline)
+            for search, status in zip(batch, statuses, strict=False):
                 nodes += int(search.counters[0])
                 if status == SearchStatus.OK:
                     return Verdict(VerdictStatus.FEASIBLE, search.offsets(), nodes)
@@ -138,21 +147,16 @@ class Decider:
         return _Search(self, keys, peak, _ranks(widths), _ranks(areas))
 
     def _run_all(self, searches: list[_Search], limit: int, deadline: float) -> list[int]:
-        """Advance every search to `limit`, on threads when there are cores for them.
+        """Advance the searches in order to `limit` until one answers: the statuses up
+        to that one (all of them when none answers).
 
-        All run to the limit (or to an answer) whatever the others do, and the
-        caller reads the answers in order, so the result never depends on which
-        thread finishes first.
+        A serial run stops at the answer; on threads the searches after it are
+        stopped and their nodes not counted, so that neither the answer nor the
+        node count depends on the threads. A short round runs on this thread
+        alone: its searches take less than waking another thread would.
         """
-        if self.workers <= 1:
-            statuses = []
-            for search in searches:
-                statuses.append(search.run(limit, deadline))
-                if statuses[-1] != SearchStatus.NODE_LIMIT:
-                    break  # the answer: the searches after it need not run
-            return statuses
-        pool = _pool(self.workers)
-        return list(pool.map(lambda search: search.run(limit, deadline), searches))
+        threads = self.workers if limit > SERIAL_LIMIT else 1
+        return run_in_order(searches, limit, deadline, threads)
 
     @staticmethod
     def _nodes(searches: list[_Search]) -> int:
@@ -192,8 +196,14 @@ class _Search:
         self.partition = 0  # partitions before this one are solved
 
     def run(self, limit: int, deadline: float) -> int:
-        d, st = self.decider, self.state
         self.counters[1] = limit
+        return self.resume(deadline)
+
+    def resume(self, deadline: float) -> int:
+        """Search until the node limit (counters[1]), an answer or the deadline. The
+        search reads the limit at every node: lowering it from another thread makes
+        the search pause at its next node, where it could resume."""
+        d, st = self.decider, self.state
         while self.partition < len(d.partitions):
             lo, hi, bufs = d.partitions[self.partition]
             status, st.pools = kernels.search_partition(
@@ -208,17 +218,6 @@ class _Search:
 
     def offsets(self) -> tuple[int, ...]:
         return tuple(self.place.best.tolist())
-
-
-_pools: dict[int, ThreadPoolExecutor] = {}
-
-
-def _pool(workers: int) -> ThreadPoolExecutor:
-    """One pool per width for the process: a round is a few milliseconds, and
-    starting its threads anew cost 0.6 s of a 5 s run of 250 rounds (loaded machine)."""
-    if workers not in _pools:
-        _pools[workers] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="search")
-    return _pools[workers]
 
 
 def _areas(sizes: np.ndarray, widths: np.ndarray) -> np.ndarray:
