@@ -1,12 +1,18 @@
 """Start-up cost of memplan commands: CPU seconds per process and modules imported.
 
     python benchmarks/startup.py [--before SRC] [--repeat N]
+    python benchmarks/startup.py --limits DIR [--seconds 0 0.2 0.5] [--repeat N]
 
 Runs each command N times in a fresh interpreter (`python -m memplan ...` from
 this checkout's src/, and from SRC when given, the two alternated so that the
 machine's load falls on both alike) and prints the median CPU time (user + system
 of the child) and how many modules `-X importtime` saw imported. The commands
 read the repository's examples and never write a file.
+
+With --limits, runs `memplan pack FILE --exact --time-limit S --summary` on every
+CSV of DIR (minimalloc's A-K) for each S, and prints the whole process's median
+and longest wall time: `--time-limit` promises the whole run ends within S, and
+the process's exit (start-up, the final check, the report) may take 0.2 s more.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,18 +34,30 @@ COMMANDS = [
     ("check, missing file", ["check", "missing.mlir", "--target", "x86_64"]),
     ("plan, missing .pt2", ["plan", "missing.pt2"]),
     ("pack example", ["pack", "examples/mobilenet_blocks.294912.csv", "--summary"]),
+    ("pack --exact, 5 buffers", ["pack", "tests/data/minimalloc/example.12.csv", "--exact",
+                                 "--summary"]),
     ("check example", ["check", "examples/loop_alloca.mlir", "--target", "x86_64"]),
     ("plan .tflite, heuristics", ["plan", "examples/attention_block.tflite", "--summary",
                                   "--time-limit", "0"]),
 ]
 
 
+# Past S, a run may still stop its search, check and report the plan, and exit.
+LIMIT_GRACE = 0.2
+
+
 def cpu_seconds(src: Path, argv: list[str]) -> float:
+    return cpu_and_wall(src, argv)[0]
+
+
+def cpu_and_wall(src: Path, argv: list[str]) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "memplan", *argv], cwd=REPO, check=False,
                    capture_output=True, env={**os.environ, "PYTHONPATH": str(src)})
+    wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
 
 
 def modules_imported(src: Path, argv: list[str]) -> int:
@@ -50,11 +69,30 @@ def modules_imported(src: Path, argv: list[str]) -> int:
         return sum(1 for line in log if line.startswith("import time:") and "|" in line) - 1
 
 
+def time_limits(folder: Path, seconds: list[float], repeat: int) -> None:
+    print(f"| instance | S | median wall s | longest wall s | runs over S + {LIMIT_GRACE} |")
+    print("| --- " * 5 + "|")
+    for path in sorted(folder.glob("*.csv")):
+        for limit in seconds:
+            argv = ["pack", str(path.resolve()), "--exact", "--time-limit", str(limit),
+                    "--summary"]
+            walls = [cpu_and_wall(REPO / "src", argv)[1] for _ in range(repeat)]
+            over = sum(wall > limit + LIMIT_GRACE for wall in walls)
+            print(f"| {path.name.split('.')[0]} | {limit:g} | {statistics.median(walls):.3f} | "
+                  f"{max(walls):.3f} | {over} of {repeat} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, help="another memplan src/ to compare with")
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--limits", type=Path, metavar="DIR",
+                        help="time `pack --exact --time-limit S` on DIR's CSV files instead")
+    parser.add_argument("--seconds", type=float, nargs="+", default=[0, 0.2, 0.5])
     args = parser.parse_args()
+    if args.limits:
+        time_limits(args.limits, args.seconds, args.repeat)
+        return
     trees = [("before", args.before)] if args.before else []
     trees.append(("after" if args.before else "this", REPO / "src"))
     print("| command | " + " | ".join(f"{n} CPU s | {n} modules" for n, _ in trees) + " |")

@@ -474,6 +474,8 @@ class _Run:
 
     def _ask(self, peak: int, node_budget: int | None = None) -> Verdict:
         peak = peak // self.grain * self.grain  # no canonical plan peaks in between
+        if time.perf_counter() > self.deadline:  # the search's set-up would be spent for nothing
+            return Verdict(VerdictStatus.TIMEOUT, None, 0)
         if self._decider is None:
             self._decider = Decider(self.problem, workers=self.workers)
         answer = self._decider.decide(peak, self.deadline, node_budget)

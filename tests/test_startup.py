@@ -1,0 +1,52 @@
+"""`memplan pack` loads what packing needs and nothing else (docs/benchmarks.md, Issue 25:
+start-up): each module below cost milliseconds of every run that never used it."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import DATA, REPO
+
+CHILD = """
+import os, sys
+from memplan.cli import main
+code = main({argv!r})
+print("loaded:", ",".join(sorted(sys.modules)), file=sys.stderr)
+print("blas threads:", os.environ.get("OPENBLAS_NUM_THREADS"), file=sys.stderr)
+sys.exit(code)
+"""
+
+# Loaded by the standard library or numpy for jobs a successful `pack --exact` run
+# without output files has none of: masked arrays (np.unique's first call), a
+# traceback, a temporary file, JSON, a thread pool's logging.
+NOT_ON_THE_PACK_PATH = ("numpy.ma", "traceback", "tempfile", "json", "logging",
+                        "concurrent.futures")
+
+
+def run_pack(extra_env: dict[str, str]) -> tuple[set[str], str]:
+    argv = ["pack", str(DATA / "minimalloc" / "example.12.csv"), "--exact", "--summary"]
+    env = {"PYTHONPATH": str(REPO / "src"), "PATH": os.environ["PATH"], **extra_env}
+    proc = subprocess.run([sys.executable, "-c", CHILD.format(argv=argv)], capture_output=True,
+                          text=True, env=env, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    loaded = set(lines[-2].removeprefix("loaded: ").split(","))
+    return loaded, lines[-1].removeprefix("blas threads: ")
+
+
+def test_pack_exact_loads_only_what_packing_needs():
+    loaded, _ = run_pack({})
+    assert "numpy" in loaded and "memplan.pack.exact" in loaded  # it did pack
+    assert sorted(m for m in NOT_ON_THE_PACK_PATH if m in loaded) == []
+    assert sorted(m for m in loaded if m.startswith("memplan.cli.")) == ["memplan.cli.args",
+                                                                         "memplan.cli.pack"]
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    ({}, "1"),  # memplan does no linear algebra: OpenBLAS's threads would only spin
+    ({"OPENBLAS_NUM_THREADS": "4"}, "4"),  # what the user set stands
+    ({"OMP_NUM_THREADS": "3"}, "None"),  # ... OpenBLAS reads this one too
+])
+def test_one_blas_thread_unless_the_user_says_otherwise(given, expected):
+    assert run_pack(given)[1] == expected
