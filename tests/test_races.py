@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import numpy as np
 import pytest
-from conftest import DATA
+from conftest import DATA, REPO
 
 from memplan.pack.csvio import read_problem
 from memplan.pack.decide import Decider
@@ -58,3 +64,27 @@ def test_threads_change_neither_the_verdict_nor_its_node_count() -> None:
     verdicts = [Decider(problem, workers=w).decide(problem.capacity) for w in (1, 3)]
     assert verdicts[0].status == "feasible"
     assert verdicts[0] == verdicts[1]
+
+
+def test_ctrl_c_during_the_search_is_an_interruption() -> None:
+    # The search runs in compiled code: Ctrl-C must still end the run as one, with the
+    # line of every interruption, not as an internal error or after the search's round.
+    child_code = (
+        "import signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"  # as in a terminal
+        "from memplan.cli import main\n"
+        "print('ready', flush=True)\n"
+        f"sys.exit(main(['pack', {str(DATA / 'minimalloc' / 'D.1048576.csv')!r}, "
+        "'--minimize', '--summary']))\n")
+    child = subprocess.Popen([sys.executable, "-c", child_code], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    try:
+        assert child.stdout.readline() == "ready\n"
+        time.sleep(1.0)  # D's optimum is open: its minimisation searches for a minute
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 2
+    assert err.strip().splitlines()[-1] == "memplan: interrupted; nothing written"

@@ -152,10 +152,10 @@ class Decider:
 
         A serial run stops at the answer; on threads the searches after it are
         stopped and their nodes not counted, so that neither the answer nor the
-        node count depends on the threads. A short round runs on this thread
-        alone: its searches take less than waking another thread would.
+        node count depends on the threads. A short round runs on this thread: its
+        searches take less than waking another thread would.
         """
-        threads = self.workers if limit > SERIAL_LIMIT else 1
+        threads = self.workers if limit > SERIAL_LIMIT else 0
         return run_in_order(searches, limit, deadline, threads)
 
     @staticmethod
@@ -206,11 +206,18 @@ class _Search:
         d, st = self.decider, self.state
         while self.partition < len(d.partitions):
             lo, hi, bufs = d.partitions[self.partition]
-            status, st.pools = kernels.search_partition(
-                self.instance, self.peak, lo, hi, bufs, self.keys, self.place,
-                deadline - time.perf_counter(),
-                st.nodes, st.frames, st.pools, st.scratch, st.regs,
-            )
+            try:
+                status, st.pools = kernels.search_partition(
+                    self.instance, self.peak, lo, hi, bufs, self.keys, self.place,
+                    deadline - time.perf_counter(),
+                    st.nodes, st.frames, st.pools, st.scratch, st.regs,
+                )
+            except SystemError as err:
+                # Ctrl-C on this thread: Python's handler runs as the compiled search
+                # hands back its result, and numba reports the pair as a SystemError.
+                if isinstance(err.__cause__, KeyboardInterrupt):
+                    raise KeyboardInterrupt from None
+                raise
             if status != SearchStatus.OK:
                 return status
             self.partition += 1

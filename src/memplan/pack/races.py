@@ -10,9 +10,11 @@ then the serial run's, whatever the number of threads and whichever finishes
 first: extra threads only shorten the wall time, and spend no nodes a serial
 run would not spend beyond those of the searches they stopped.
 
-The calling thread takes its share of the searches, so a round on two threads
-wakes one helper. Helpers live for the process: a round lasts milliseconds,
-and starting threads anew for each cost 0.6 s of a 5 s run (loaded machine).
+The calling thread only waits: Ctrl-C reaches Python there at once, where a
+compiled search running on it would hold the signal until the search returns
+(seconds, in a late round); the searches are then stopped at their next node.
+Helpers live for the process: a round lasts milliseconds, and starting threads
+anew for each cost 0.6 s of a 5 s run (loaded machine).
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ def run_in_order(searches: Sequence[Resumable], limit: int, deadline: float,
                  threads: int) -> list[int]:
     """Advance each search to `limit` nodes, in order, until one answers: the statuses up
     to that one, or all of them (each NODE_LIMIT) when none does. A search after the
-    answer is left as it was (its node count too), except for its limit."""
+    answer is left as it was (its node count too), except for its limit. `threads`
+    helper threads run the searches; 0 runs them on the calling thread."""
     race = _Race(searches, limit, deadline)
-    helpers = min(threads, len(searches)) - 1
+    helpers = min(threads, len(searches))
     crew = _crew(helpers) if helpers > 0 else None
     if crew is None or not crew.run(race):
         race.work()
@@ -71,9 +74,7 @@ class _Race:
             try:
                 status = self.searches[index].resume(self.deadline)
             except BaseException as err:  # an interrupt, or a bug: stop every search, then raise
-                with self.lock:
-                    self.error = self.error or err
-                    self._stop_after(-1)
+                self.stop(err)
                 return
             with self.lock:
                 self.statuses[index] = status
@@ -84,6 +85,12 @@ class _Race:
         self.answer = index
         for later in self.searches[index + 1: self.taken]:
             later.counters[1] = 0  # it pauses at its next node
+
+    def stop(self, err: BaseException) -> None:
+        """Stop every search (an interrupt): `result` raises `err`."""
+        with self.lock:
+            self.error = self.error or err
+            self._stop_after(-1)
 
     def result(self) -> list[int]:
         if self.error is not None:
@@ -96,7 +103,7 @@ class _Race:
 
 
 class _Crew:
-    """`size` helper threads that join whatever race the caller runs."""
+    """`size` helper threads that run whatever race the caller hands them."""
 
     def __init__(self, size: int):
         self.size = size
@@ -109,8 +116,8 @@ class _Crew:
             threading.Thread(target=self._help, name=f"search-{number + 1}", daemon=True).start()
 
     def run(self, race: _Race) -> bool:
-        """Run `race` with the helpers and the calling thread; False (nothing run) when
-        the helpers are busy with another caller's race."""
+        """Run `race` on the helpers and wait for them; False (nothing run) when they are
+        busy with another caller's race."""
         if not self.in_use.acquire(blocking=False):
             return False
         try:
@@ -119,18 +126,11 @@ class _Crew:
                 self.generation += 1
                 self.working = self.size
                 self.ready.notify_all()
-            race.work()
-            interrupted: BaseException | None = None
-            with self.ready:
                 while self.working:
                     try:
                         self.ready.wait()
-                    except BaseException as err:  # Ctrl-C: stop the helpers' searches
-                        interrupted = err
-                        with race.lock:
-                            race._stop_after(-1)
-            if interrupted is not None:
-                raise interrupted
+                    except BaseException as err:  # Ctrl-C: the searches stop at their next node
+                        race.stop(err)
         finally:
             self.in_use.release()
         return True
