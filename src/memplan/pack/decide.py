@@ -35,7 +35,7 @@ DEFAULT_ORDERS = ("WAT", "TAW", "TWA")
 # Questions kept paused per problem: each holds its searches' state (n x sections).
 MAX_PAUSED = 8
 PERTURBATION = 0.3  # a probe scales each width and area key by up to +-30%
-# Rounds with a node limit up to this run on the calling thread alone (a search
+# Rounds with a node limit up to this run on the calling thread (a search
 # node takes about a microsecond, waking a thread tens of them).
 SERIAL_LIMIT = 1 << 12
 
