@@ -195,10 +195,6 @@ class _Search:
         self.state = search_state.SearchState(n, s.n_sections, len(s.overlaps))
         self.partition = 0  # partitions before this one are solved
 
-    def run(self, limit: int, deadline: float) -> int:
-        self.counters[1] = limit
-        return self.resume(deadline)
-
     def resume(self, deadline: float) -> int:
         """Search until the node limit (counters[1]), an answer or the deadline. The
         search reads the limit at every node: lowering it from another thread makes
