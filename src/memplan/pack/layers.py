@@ -79,7 +79,7 @@ def by_runs(problem: Problem, below: int | None = None) -> list[list[int]] | Non
     buffers = problem.buffers
     if len(buffers) < LAYER_FROM or any(b.offset is not None for b in buffers):
         return None
-    cuts = program_runs(problem)
+    cuts = program_runs(problem, below)
     if cuts is None:
         return None
     return _chained(problem, [list(range(lo, hi)) for lo, hi in spans(cuts)], below)
