@@ -17,12 +17,17 @@ first grid step does not count (a program's edge falls between grid points);
 then each cut moves to the position within two steps where its two runs'
 bounds sum least, or, where they tie, to where each buffer joins the run it
 shares more allocation and free times with (a program's buffers start and end
-at its own steps). k grows while every cut of the best k runs is cheap (adds
-at most CUT_SHARE of the lower side's bound): the sum of bounds alone would
+at its own steps). The most runs whose cuts are all cheap (each adds at most
+CUT_SHARE of the lower side's bound) are kept, counts being tried up to
+MAX_REJECTED past the last cheap one: the sum of bounds alone would
 merge programs (side by side, two programs have a bound no higher than the
 sum of theirs), and the exact search cannot pack such a mixture (A and B,
 fitted to 2 MiB: nothing below 2.69 MiB in 20 s; each alone: 0.4 s).
-A listing in any other order (shuffled) has no cheap cuts and gives nothing.
+A shuffled listing has no cheap cuts and gives nothing. Within a program the
+order matters too: on A-K each program's rows in file order or reversed give
+the programs to the row, sorted by end time on A-F too, but sorted by start
+time or shuffled within each program the runs miss by a row or more, and a
+layer holding one row of another program may no longer fit its bound.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ GRID = 256  # cut points the DP considers, at most
 MAX_RUN = 600  # buffers: a run the exact search takes whole, and the largest part a layer keeps
 MIN_RUN_STEPS = 2  # grid steps: shorter runs are a few large buffers, not a program
 CUT_SHARE = 1 / 16  # a cut adding more than this share of a side's bound is inside a program
-MAX_REJECTED = 8  # numbers of runs tried, none of them cheap, before giving up
+MAX_REJECTED = 8  # numbers of runs tried in a row, none of them cheap, before giving up
 MAX_RUNS = 64
 MAX_CELLS = 1 << 21  # grid points x distinct times: the profiles built at once
 REFINE_SWEEPS = 4
@@ -89,10 +94,10 @@ def program_runs(problem: Problem, below: int | None = None) -> list[int] | None
         if all(_cheap(columns, runs[i], runs[i + 1]) for i in range(len(runs) - 1)):
             best, rejected = cuts, 0
             continue
+        # A cut inside a program. Fewer runs may have had to merge programs, and
+        # the grid's best k runs may miss an edge that more runs find again.
         rejected += 1
-        # A cut inside a program: more runs only cut more of them. Before any
-        # runs were cheap, the fewest runs possible may have had to merge some.
-        if best is not None or rejected == MAX_REJECTED:
+        if rejected == MAX_REJECTED:
             break
     return best
 
@@ -200,8 +205,8 @@ def _refine(cuts: list[int], step: int, columns: _Columns) -> list[int]:
         moved = False
         for i in range(len(cuts) - 1):
             lo, hi = (cuts[i - 1] if i else 0), cuts[i + 1]
-            first = max(lo + step, cuts[i] - 2 * step, hi - MAX_RUN)
-            last = min(hi - step, cuts[i] + 2 * step, lo + MAX_RUN)
+            first = max(lo + MIN_RUN_STEPS * step, cuts[i] - 2 * step, hi - MAX_RUN)
+            last = min(hi - MIN_RUN_STEPS * step, cuts[i] + 2 * step, lo + MAX_RUN)
             if first > last:
                 continue
             # Bounds of [lo, at) and [at, hi) for every `at` in [first, last].
