@@ -24,10 +24,11 @@ merge programs (side by side, two programs have a bound no higher than the
 sum of theirs), and the exact search cannot pack such a mixture (A and B,
 fitted to 2 MiB: nothing below 2.69 MiB in 20 s; each alone: 0.4 s).
 A shuffled listing has no cheap cuts and gives nothing. Within a program the
-order matters too: on A-K each program's rows in file order or reversed give
-the programs to the row, sorted by end time on A-F too, but sorted by start
-time or shuffled within each program the runs miss by a row or more, and a
-layer holding one row of another program may no longer fit its bound.
+order matters too: on A-K, programs listed in turn (in file order or the
+reverse) with their rows as in their files are found to the row, and on A-F
+also with each program's rows sorted by end time; sorted by start time, or
+shuffled within each program, the runs miss by a row or more, and a layer
+holding one row of another program may no longer fit its bound.
 """
 
 from __future__ import annotations
