@@ -16,13 +16,13 @@ order (numbered after shuffling). Prints the path written.
 from __future__ import annotations
 
 import argparse
+import csv
 import random
 import sys
 from pathlib import Path
 
-from memplan.pack import Buffer, Problem, format_solution, read_problem
+from memplan.pack import Buffer, Problem, read_problem
 from memplan.pack.csvio import capacity_from_name
-from memplan.pack.problem import Solution
 
 
 def side_by_side(directory: Path, ids: str, seed: int | None) -> tuple[str, Problem]:
@@ -56,11 +56,13 @@ def main() -> int:
     if not problem.buffers:
         print(f"{args.directory}: no [A-Z].*.csv files", file=sys.stderr)
         return 2
-    text = format_solution(problem, Solution((0,) * len(problem.buffers)))
-    # The solution's offset column is dropped: the file is a problem, not a plan.
-    text = "\n".join(line.rsplit(",", 1)[0] for line in text.splitlines()) + "\n"
     path = args.out / name
-    path.write_text(text)
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        aligned = any(b.alignment != 1 for b in problem.buffers)
+        writer.writerow(["id", "lower", "upper", "size"] + (["alignment"] if aligned else []))
+        writer.writerows([b.id, b.start, b.end, b.size] + ([b.alignment] if aligned else [])
+                         for b in problem.buffers)
     print(path)
     return 0
 

@@ -33,6 +33,8 @@ holding one row of another program may no longer fit its bound.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .arrays import problem_arrays
@@ -43,7 +45,7 @@ MAX_RUN = 600  # buffers: a run the exact search takes whole, and the largest pa
 MIN_RUN_STEPS = 2  # grid steps: shorter runs are a few large buffers, not a program
 CUT_SHARE = 1 / 16  # a cut adding more than this share of a side's bound is inside a program
 MAX_REJECTED = 8  # numbers of runs tried in a row, none of them cheap, before giving up
-MAX_RUNS = 64
+MAX_RUNS = 64  # layers.MAX_LAYERS: more runs stack too many bounds to be worth it
 MAX_CELLS = 1 << 21  # grid points x distinct times: the profiles built at once
 REFINE_SWEEPS = 4
 
@@ -52,13 +54,13 @@ def program_runs(problem: Problem, below: int | None = None) -> list[int] | None
     """The cut points (run ends, the last being the problem's length) of the
     input order into programs, or None when it does not fall into two or more
     runs of at most MAX_RUN buffers whose cuts are cheap. A number of runs
-    whose cores' bounds already sum to `below` (the plan held) is not refined:
-    stacking them could not beat it."""
+    whose best cores' bounds already sum to `below` (the plan held) is skipped:
+    its runs, stacked, would hardly beat that plan."""
     arrays = problem_arrays(problem)
     n = len(problem.buffers)
     times = np.unique(np.concatenate([arrays.starts, arrays.ends]))
-    columns = _Columns(np.searchsorted(times, arrays.starts), np.searchsorted(times, arrays.ends),
-                       arrays.sizes, len(times))
+    columns = _Columns(np.searchsorted(times, arrays.starts),
+                       np.searchsorted(times, arrays.ends), arrays.sizes, len(times))
     step = -(-n // GRID)
     points = -(-n // step)  # grid points after 0: step, 2 step, ..., n
     longest, shortest = MAX_RUN // step, MIN_RUN_STEPS
@@ -115,11 +117,14 @@ def spans(cuts: list[int]) -> list[tuple[int, int]]:
     return list(zip([0, *cuts[:-1]], cuts, strict=True))
 
 
+@dataclass(frozen=True)
 class _Columns:
     """The buffers in input order, their times as indices into the distinct times."""
 
-    def __init__(self, starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray, n_times: int):
-        self.starts, self.ends, self.sizes, self.n_times = starts, ends, sizes, n_times
+    starts: np.ndarray  # int64[n]
+    ends: np.ndarray  # int64[n], exclusive
+    sizes: np.ndarray  # int64[n]
+    n_times: int
 
     def profile(self, lo: int, hi: int) -> np.ndarray:
         """The live bytes over time of buffers [lo, hi)."""
