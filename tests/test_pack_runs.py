@@ -46,6 +46,15 @@ def test_the_runs_are_the_programs(side_by_side):
                                                                       strict=True)]
 
 
+@pytest.mark.parametrize("key", [lambda b: (b.start, b.end), lambda b: (b.end, b.start)],
+                         ids=["by-start", "by-end"])
+def test_programs_each_listed_in_time_order_are_the_runs(side_by_side, key):
+    # Each program's rows by allocation (or free) time, as a dump lists them.
+    _, ends = side_by_side
+    problem = _numbered([b for program in _programs() for b in sorted(program, key=key)])
+    assert program_runs(problem) == ends
+
+
 def test_programs_side_by_side_with_numeric_ids_fit_their_capacity(side_by_side):
     # Each program alone fits 1 MiB, so stacked they fit the capacity (6 MiB);
     # the search over the whole, without layers, stays far above it.
