@@ -360,8 +360,9 @@ def _layered(
     """`plan`, or the problem's layers (layers.py) each minimised on its own and
     stacked, when that is lower. The layers get a share of the time left. With
     a `capacity` (deciding), a stack that fits it ends the work there. Without
-    `by_order`, only layers by name are looked for (the scan of the input order
-    costs seconds on a part too large for the exact search)."""
+    `by_order`, only layers by name or by runs (runs.py) are looked for (the
+    two-run scan of the input order costs seconds on a part too large for the
+    exact search)."""
     from .layers import find_layers, stack_base
 
     if deadline - time.perf_counter() < LAYER_MIN_SECONDS:  # the scan alone takes that

@@ -10,13 +10,17 @@ below 1.2 of the bound). Packing the first run at its own optimum and the
 second above it costs at most the sum of their bounds, which, when the two
 runs' busiest moments coincide, is close to the bound of the whole (1.002 there).
 
-Two ways to find the layers, first by name, then by order:
+Three ways to find the layers, first by name, then by order:
 - `by_name`: buffers named like `A17`, `A18`, `x.3.17` belong to the program
   their name has without its trailing digits (`A`, `x.3.`); programs whose
   lifetimes never meet are chained into one layer (interval partitioning, so
   as few layers as the most programs live at one time). A-K side by side
   (benchmarks, eleven programs sharing one time axis) is eleven layers.
-- `split_point`: two runs of the input order. Among evenly spaced prefixes,
+- `by_runs`: the programs are runs of the input order of at most MAX_LAYER_PART
+  buffers, cut where a cut adds little to the sum of the runs' bounds
+  (runs.py), chained like programs by name. A-K side by side with numeric ids
+  is eleven runs, one a program.
+- `split_point`: two runs of the input order, each of any length. Among evenly spaced prefixes,
   those whose prefix and suffix both split into parts the exact search handles
   easily, the one with the lowest sum of bounds.
 Either way every layer must split into parts of at most MAX_LAYER_PART
@@ -32,9 +36,10 @@ import math
 from .bound import lower_bound
 from .parts import split
 from .problem import Buffer, Problem
+from .runs import MAX_RUN, program_runs, spans
 
 LAYER_FROM = 1000  # buffers: below this the exact search on the whole is cheap enough
-MAX_LAYER_PART = 600  # buffers: the largest part a layer may keep
+MAX_LAYER_PART = MAX_RUN  # buffers: the largest part a layer may keep
 CANDIDATES = 64  # prefixes tried
 MAX_LAYERS = 64  # more layers than this stack too many bounds to be worth it
 
@@ -42,9 +47,11 @@ MAX_LAYERS = 64  # more layers than this stack too many bounds to be worth it
 def find_layers(problem: Problem, below: int | None = None,
                 by_order: bool = True) -> list[list[int]] | None:
     """The layers, bottom first, each as indices of the problem's buffers in
-    input order: by name, else (`by_order`) two runs of the input order; None
-    when neither gives layers whose bounds sum below `below`."""
+    input order: by name, else by runs of the input order, else (`by_order`)
+    two runs of it; None when none gives layers whose bounds sum below `below`."""
     layers = by_name(problem, below)
+    if layers is None:
+        layers = by_runs(problem, below)
     if layers is not None or not by_order:
         return layers
     found = split_point(problem, below)
@@ -64,7 +71,26 @@ def by_name(problem: Problem, below: int | None = None) -> list[list[int]] | Non
         programs.setdefault(b.id.rstrip("0123456789"), []).append(i)
     if not 2 <= len(programs) <= len(buffers) // 2:
         return None
-    members = list(programs.values())
+    return _chained(problem, list(programs.values()), below)
+
+
+def by_runs(problem: Problem, below: int | None = None) -> list[list[int]] | None:
+    """Layers from the runs of the input order that runs.py finds programs in."""
+    buffers = problem.buffers
+    if len(buffers) < LAYER_FROM or any(b.offset is not None for b in buffers):
+        return None
+    cuts = program_runs(problem, below)
+    if cuts is None:
+        return None
+    return _chained(problem, [list(range(lo, hi)) for lo, hi in spans(cuts)], below)
+
+
+def _chained(problem: Problem, members: list[list[int]],
+             below: int | None) -> list[list[int]] | None:
+    """Programs (`members`, indices of buffers) chained into layers where their
+    lifetimes never meet; None unless every layer splits into parts of at most
+    MAX_LAYER_PART buffers and the layers' bounds sum below `below`."""
+    buffers = problem.buffers
     spans = sorted((min(buffers[i].start for i in program), max(buffers[i].end for i in program),
                     k) for k, program in enumerate(members))
     layers: list[list[int]] = []
