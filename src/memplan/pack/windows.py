@@ -109,6 +109,7 @@ class WindowBound:
     _growing: dict[int, tuple[int, int]] = field(init=False, repr=False)
     _deciders: dict[tuple[int, int], Decider] = field(init=False, repr=False)
     _packs_at: dict[tuple[int, int], int] = field(init=False, repr=False)
+    _packed: dict[int, tuple[int, int]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._load = section_bytes(self.problem)
@@ -116,18 +117,20 @@ class WindowBound:
         self._growing = {s: (s, s + 1) for s in seeds(self._load)}
         self._deciders = {}
         self._packs_at = {}  # window -> a peak it is known to pack at
+        self._packed = {}  # seed -> the largest window grown from it that packed
 
     def raise_bound(self, bound: int, node_budget: int, deadline: float = math.inf) -> int:
         """The lowest peak not ruled out, at least `bound` (a multiple of the grain):
         each window asks it under `node_budget` nodes, grows while it packs, and
         raises it while it does not."""
         n_sections = len(self._load)
-        answer = VerdictStatus.UNKNOWN
         asked: set[tuple[int, int]] = set()
-        for seed, (lo, hi) in self._growing.items():
-            # The whole is the exact search's own question; a window another seed
-            # has grown into was asked already.
-            while hi - lo < n_sections and (lo, hi) not in asked:
+        for seed in list(self._growing):
+            lo, hi = self._growing[seed]
+            while hi - lo < n_sections:  # the whole is the exact search's own question
+                if (lo, hi) in asked:  # grown into another seed's window: one is enough
+                    del self._growing[seed]
+                    break
                 asked.add((lo, hi))
                 answer = self._ask(lo, hi, bound, node_budget, deadline)
                 if answer == VerdictStatus.INFEASIBLE:
@@ -135,13 +138,20 @@ class WindowBound:
                     self.proof = WindowProof(bound, (lo, hi), len(self._decider(lo, hi).problem))
                     asked.discard((lo, hi))  # asked again at the new bound
                     continue
-                if answer != VerdictStatus.FEASIBLE:
-                    break  # unknown: this window waits for a larger budget
+                if answer == VerdictStatus.TIMEOUT:
+                    return bound
+                if answer == VerdictStatus.UNKNOWN:
+                    break  # this window waits for a larger budget
+                self._packed[seed] = (lo, hi)
                 lo, hi = self._grow(lo, hi)
                 self._growing[seed] = (lo, hi)
-            if answer == VerdictStatus.TIMEOUT:
-                break
         return bound
+
+    def frontier(self) -> list[tuple[int, tuple[int, int] | None, tuple[int, int]]]:
+        """Per seed section: the largest window grown from it known to pack at the
+        bound asked (None: not even the seed's own section, yet), and the window it
+        waits on (asked, still open)."""
+        return [(seed, self._packed.get(seed), window) for seed, window in self._growing.items()]
 
     def _ask(self, lo: int, hi: int, peak: int, node_budget: int,
              deadline: float) -> VerdictStatus:
