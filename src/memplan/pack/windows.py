@@ -42,6 +42,9 @@ from .status import VerdictStatus
 # Windows grown from this many of the busiest sections (distinct local maxima of
 # the live bytes, busiest first).
 SEEDS = 4
+# Probes per window left unknown by the search, each under the same node budget
+# as the search's question.
+PROBES = 4
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,7 @@ class WindowBound:
     _deciders: dict[tuple[int, int], Decider] = field(init=False, repr=False)
     _packs_at: dict[tuple[int, int], int] = field(init=False, repr=False)
     _packed: dict[int, tuple[int, int]] = field(init=False, repr=False)
+    _probed: dict[tuple[int, int], int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._load = section_bytes(self.problem)
@@ -118,6 +122,7 @@ class WindowBound:
         self._deciders = {}
         self._packs_at = {}  # window -> a peak it is known to pack at
         self._packed = {}  # seed -> the largest window grown from it that packed
+        self._probed = {}  # window -> probes run so far (the next probe's seed)
 
     def raise_bound(self, bound: int, node_budget: int, deadline: float = math.inf) -> int:
         """The lowest peak not ruled out, at least `bound` (a multiple of the grain):
@@ -159,6 +164,17 @@ class WindowBound:
             return VerdictStatus.FEASIBLE  # packs lower, so packs at `peak` too
         verdict = self._decider(lo, hi).decide(peak, deadline, node_budget)
         self.nodes += verdict.nodes
+        if verdict.status == VerdictStatus.UNKNOWN:
+            # The search at one peak is heavy-tailed: short searches under
+            # perturbed preorders (Decider.probe), new ones each round, often
+            # find a plan where the default orders wander (J's sections 90-128:
+            # unknown at 966 after 4M nodes a question, the first probe packs
+            # it in 202 nodes). A probe that exhausts its tree is a proof too.
+            first = self._probed.get((lo, hi), 0)
+            self._probed[(lo, hi)] = first + PROBES
+            verdict = self._decider(lo, hi).probe(peak, range(first, first + PROBES),
+                                                  node_budget, deadline)
+            self.nodes += verdict.nodes
         if verdict.status == VerdictStatus.FEASIBLE:
             self._packs_at[(lo, hi)] = peak
             self._deciders.pop((lo, hi))  # nothing more to ask this window
