@@ -15,7 +15,8 @@ Windows grow from the busiest sections (the live-bytes bound sits there, and
 a window with less load needs a larger gap to matter). Each window is asked
 the lowest peak not yet ruled out under a node budget: "feasible" (a plan
 exists) grows it, "infeasible" raises the bound by one grain and asks again,
-"unknown" stops that window until a larger budget. Growing a window never
+"unknown" gets a few short probes under perturbed preorders, and failing
+those stops that window until a larger budget. Growing a window never
 lowers its optimum (the smaller window is a relaxation of the larger), so a
 window that packs says nothing about a smaller one, and a larger one is worth
 asking. Like the search, every choice is made by node counts, never by the
