@@ -125,15 +125,20 @@ class WindowBound:
         self._packed = {}  # seed -> the largest window grown from it that packed
         self._probed = {}  # window -> probes run so far (the next probe's seed)
 
-    def raise_bound(self, bound: int, node_budget: int, deadline: float = math.inf) -> int:
+    def raise_bound(self, bound: int, node_budget: int, deadline: float = math.inf,
+                    node_cap: int | None = None) -> int:
         """The lowest peak not ruled out, at least `bound` (a multiple of the grain):
         each window asks it under `node_budget` nodes, grows while it packs, and
-        raises it while it does not."""
+        raises it while it does not. With `node_cap`, no question is started once
+        this call has spent that many nodes."""
         n_sections = len(self._load)
         asked: set[tuple[int, int]] = set()
+        stop = math.inf if node_cap is None else self.nodes + node_cap
         for seed in list(self._growing):
             lo, hi = self._growing[seed]
             while hi - lo < n_sections:  # the whole is the exact search's own question
+                if self.nodes >= stop:
+                    return bound
                 if (lo, hi) in asked:  # grown into another seed's window: one is enough
                     del self._growing[seed]
                     break
