@@ -4,7 +4,7 @@
 
 Each round asks every window the lowest peak not yet ruled out under a node
 budget that grows fourfold, as the minimising search does (which gives the
-windows a quarter of its own budget). Prints, per round, the bound proven and,
+windows a fifth of its own budget, and caps their nodes). Prints, per round, the bound proven and,
 per seed section, the largest window grown from it that packed at the bound
 (sections lo-hi, hi exclusive) and the window it waits on; then the nodes and
 the seconds. One thread.

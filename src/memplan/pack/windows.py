@@ -40,8 +40,8 @@ from .decide import Decider
 from .problem import Buffer, Problem
 from .status import VerdictStatus
 
-# Windows grown from this many of the busiest sections (distinct local maxima of
-# the live bytes, busiest first).
+# Windows grown from this many of the busiest sections (one per plateau of equal
+# live bytes, busiest first).
 SEEDS = 4
 # Probes per window left unknown by the search, each under the same node budget
 # as the search's question.
