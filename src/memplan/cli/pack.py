@@ -32,6 +32,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--time-limit", type=non_negative_seconds, metavar="S",
                    help="end the whole run within S seconds with the best plan so far; "
                    "without --exact, spend them lowering the greedy plan's peak")
+    p.add_argument("--no-window-bound", dest="window_bound", action="store_false",
+                   help="while minimising, prove bounds on the whole schedule only, not on "
+                   "time windows of it")
     p.set_defaults(run=run)
 
 
@@ -68,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         if args.exact or args.minimize or args.time_limit is not None:
             result = plan_exact(problem, minimize=not args.exact or args.minimize,
                                 time_limit=args.time_limit, on_progress=progress.update,
-                                started=started)
+                                started=started, window_bound=args.window_bound)
         else:
             result = plan(problem)
     if args.json:

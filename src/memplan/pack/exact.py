@@ -47,6 +47,7 @@ from .parts import Part, merge, split
 from .problem import Buffer, Problem, Solution
 from .status import SolveStatus, VerdictStatus
 from .validate import validate
+from .windows import WindowBound
 
 FIRST_NODE_BUDGET = 1 << 16  # nodes per decision in the first minimising round
 # Layers (layers.py) get this share of the time left, and no more than
@@ -67,6 +68,12 @@ LOWER_SHARE = 0.25
 # The search's set-up (sections, time overlaps) grows with n x live buffers: past
 # this size a part is improved by the window search of improve.py instead.
 EXACT_MAX_BUFFERS = 3000
+# When no target settles in a round, time windows (windows.py) are asked the
+# bound, each question under this share of the round's node budget, all of them
+# together under this share of the nodes the search of the whole spent since
+# they were last asked: on D and J, where they prove nothing, they took 37% and
+# 47% of a 40 s run's nodes without the second limit.
+WINDOW_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,7 @@ def solve_exact(
     workers: int | None = None,
     deadline: float | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    window_bound: bool = True,
 ) -> ExactResult:
     """Decide whether `problem` packs under `capacity` (default: the problem's),
     or with `minimize` find the lowest peak and prove it.
@@ -106,6 +114,8 @@ def solve_exact(
     node count and the time do. `deadline` (time.perf_counter) overrides
     `time_limit` for a caller whose own work counts against the same limit;
     `on_progress(best peak, proven bound)` hears of every improvement.
+    `window_bound` lets time windows raise the proven bound while minimising
+    (windows.py); off, only the search of the whole proves bounds.
     """
     started = time.perf_counter()
     if time_limit is not None and (math.isnan(time_limit) or time_limit < 0):
@@ -133,26 +143,28 @@ def solve_exact(
             initial = _layered(problem, initial, deadline, workers, on_progress)
         elif initial.peak(problem) > capacity:
             initial = _layered(problem, initial, deadline, workers, on_progress, capacity)
-        run = _Run(problem, started, deadline, initial, workers, on_progress)
+        run = _Run(problem, started, deadline, initial, workers, on_progress, window_bound)
         if minimize or capacity is None:
             return run.minimize(capacity)
         return run.decide(capacity)
     return _by_parts(problem, parts, capacity, minimize or capacity is None, started, deadline,
-                     initial, workers, on_progress)
+                     initial, workers, on_progress, windows=window_bound)
 
 
 def _by_parts(
     problem: Problem, parts: list[Part], capacity: int | None, minimize: bool,
     started: float, deadline: float, initial: Solution, workers: int,
     on_progress: Callable[[int, int], None] | None, known: _Known | None = None,
+    windows: bool = True,
 ) -> ExactResult:
     """Solve each distinct part on its own (identical parts once) and merge.
-    `known` carries the parts solved by an earlier call, and learns these."""
+    `known` carries the parts solved by an earlier call, and learns these.
+    `windows`: the parts' minimising may use time windows for bounds."""
     groups = _groups(parts, initial, known)
     grain = peak_grain(problem)
     if minimize:
         status = _minimize_groups(groups, capacity, grain, started, deadline, workers,
-                                  on_progress)
+                                  on_progress, windows)
     else:
         assert capacity is not None
         status = _fit_groups(groups, capacity, started, deadline, workers, on_progress)
@@ -205,9 +217,10 @@ class _Group:
         return len(self.problem.buffers) > EXACT_MAX_BUFFERS
 
     def start(self, started: float, deadline: float, workers: int,
-              on_progress: Callable[[int, int], None]) -> _Run:
+              on_progress: Callable[[int, int], None], windows: bool = True) -> _Run:
         if self.run is None:
-            self.run = _Run(self.problem, started, deadline, self.plan, workers, on_progress)
+            self.run = _Run(self.problem, started, deadline, self.plan, workers, on_progress,
+                            windows)
             self.bound = max(self.bound, self.run.bound)
         return self.run
 
@@ -284,7 +297,7 @@ def _fit_groups(
 
 def _minimize_groups(
     groups: list[_Group], capacity: int | None, grain: int, started: float, deadline: float,
-    workers: int, on_progress: Callable[[int, int], None] | None,
+    workers: int, on_progress: Callable[[int, int], None] | None, windows: bool = True,
 ) -> SolveStatus:
     """Lower the highest part until the whole is proven optimal or the time is up.
 
@@ -311,7 +324,8 @@ def _minimize_groups(
         return [g for g in among if g.peak > floor()]
 
     def run(group: _Group) -> _Run:
-        return group.start(started, deadline, workers, _reporter(groups, group, on_progress))
+        return group.start(started, deadline, workers, _reporter(groups, group, on_progress),
+                           windows)
 
     for group in groups:
         plan = _layered(group.problem, group.plan, deadline, workers,
@@ -384,8 +398,10 @@ def _layered(
     end = now + share
     known: _Known = {}
     parts = split(both)
+    # Layers are solved for their plans: a bound on one layer bounds nothing of the
+    # stack, so no time goes to time windows (windows.py) here.
     result = _by_parts(both, parts, None, True, now, end, pack_by_parts(both, parts), workers,
-                       None, known)
+                       None, known, windows=False)
     assert result.solution is not None  # no capacity to miss
     layers: list[Solution] = []
     first = 0
@@ -407,7 +423,8 @@ def _layered(
             break
         if time.perf_counter() < end and layers[i].peak(run) > lower_bound(run):
             parts = split(run)
-            again = _by_parts(run, parts, None, True, now, end, layers[i], workers, None, known)
+            again = _by_parts(run, parts, None, True, now, end, layers[i], workers, None, known,
+                              windows=False)
             assert again.solution is not None
             layers[i] = again.solution
     peak, bases = stack()
@@ -454,7 +471,7 @@ class _Run:
 
     def __init__(
         self, problem: Problem, started: float, deadline: float, initial: Solution,
-        workers: int, on_progress: Callable[[int, int], None] | None,
+        workers: int, on_progress: Callable[[int, int], None] | None, windows: bool = True,
     ):
         self.problem = problem
         self.workers = workers
@@ -468,6 +485,9 @@ class _Run:
         self._decider: Decider | None = None
         self._bound_tried = False
         self._unknown_at: dict[int, int] = {}  # target -> node budget it was left unknown with
+        self._use_windows = windows
+        self._windows: WindowBound | None = None  # made when first asked
+        self._searched_at_windows = 0  # nodes of the whole's search when they were
 
     @property
     def best_peak(self) -> int:
@@ -571,8 +591,29 @@ class _Run:
                     return VerdictStatus.TIMEOUT
                 break  # settled: the targets move
             else:
-                return VerdictStatus.UNKNOWN
+                if not self._bound_by_windows(ask_budget):
+                    return VerdictStatus.UNKNOWN
         return VerdictStatus.FEASIBLE
+
+    def _bound_by_windows(self, budget: int) -> bool:
+        """Let time windows raise the bound (windows.py); True when they did."""
+        if not self._use_windows:
+            return False
+        if self._windows is None:
+            self._windows = WindowBound(self.problem, self.grain, self.workers)
+        spent = self._windows.nodes
+        searched = self.nodes - spent  # by the search of the whole
+        bound = self._windows.raise_bound(
+            self.bound, max(int(budget * WINDOW_SHARE), 1), self.deadline,
+            node_cap=int((searched - self._searched_at_windows) * WINDOW_SHARE))
+        self._searched_at_windows = searched
+        self.nodes += self._windows.nodes - spent
+        if bound <= self.bound:
+            return False
+        self.bound = bound
+        if self.on_progress is not None:
+            self.on_progress(self.best_peak, self.bound)
+        return True
 
     def _targets(self, floor: int, capacity: int | None, with_low: bool = True) -> list[int]:
         """The lowest peak worth asking for (the bound, or the floor another part

@@ -61,6 +61,7 @@ FINISH_SHARE = 0.05
 def plan_exact(
     problem: Problem, *, minimize: bool = False, time_limit: float | None = None,
     on_progress: Callable[[int, int], None] | None = None, started: float | None = None,
+    window_bound: bool = True,
 ) -> PackResult:
     """Pack with the exact solver: fit the capacity, or with `minimize` the lowest peak.
 
@@ -69,7 +70,8 @@ def plan_exact(
     start, the set-up, the search and the final check. The greedy start always
     runs whole, so the plan is never worse than `plan(problem)`'s; a limit
     shorter than the greedy start ends right after it. The plan has been
-    validated. When the capacity is proven out of reach (status "infeasible"),
+    validated. `window_bound` lets time windows raise the proven bound
+    (pack/windows.py). When the capacity is proven out of reach (status "infeasible"),
     the heuristic plan is returned so the caller can still show it.
     """
     from .decide import load_search
@@ -83,7 +85,8 @@ def plan_exact(
     load_search()
     prepare_greedy(len(problem.buffers))
     solving = time.perf_counter()
-    result = solve_exact(problem, minimize=minimize, deadline=deadline, on_progress=on_progress)
+    result = solve_exact(problem, minimize=minimize, deadline=deadline, on_progress=on_progress,
+                         window_bound=window_bound)
     solution = result.solution  # validated by solve_exact
     if solution is None:  # the greedy runs of its parts are kept: no second packing
         solution = pack_by_parts(problem)
