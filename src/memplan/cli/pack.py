@@ -30,8 +30,10 @@ def add_command(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--minimize", action="store_true", help="find the lowest peak and prove "
                    "it optimal (implies --exact)")
     p.add_argument("--time-limit", type=non_negative_seconds, metavar="S",
-                   help="end the whole run within S seconds with the best plan so far; "
-                   "without --exact, spend them lowering the greedy plan's peak")
+                   help="end the whole run within S seconds with the best plan so far (the "
+                   "greedy plan always completes first: a limit never gives a worse plan "
+                   "than no limit); without --exact, spend them lowering the greedy plan's "
+                   "peak")
     p.add_argument("--no-window-bound", dest="window_bound", action="store_false",
                    help="while minimising, prove bounds on the whole schedule only, not on "
                    "time windows of it")
