@@ -37,9 +37,10 @@ from collections.abc import Callable
 
 import torch
 
-from memplan.frontends.executorch import memplan_planner
-from memplan.models.executorch import pools_from_target
-from memplan.models.executorch_program import (
+from memplan.report.table import format_table
+from memplan.runtimes.executorch.front_end import memplan_planner
+from memplan.runtimes.executorch.planning import pools_from_target
+from memplan.runtimes.executorch.program import (
     Lowered,
     Planner,
     identical,
@@ -47,7 +48,6 @@ from memplan.models.executorch_program import (
     random_inputs,
     run,
 )
-from memplan.report.table import format_table
 from memplan.targets import load_target
 
 MiB = 1 << 20

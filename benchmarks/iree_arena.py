@@ -10,7 +10,7 @@ external as named parameters; `pip install '.[export]'`).
 Weights are random. Each model is exported to ONNX (PyTorch's TorchScript exporter),
 imported with IREE's own importer with its weights external
 (`iree-import-onnx --externalize-params`),
-planned by `memplan.models.iree_program` for llvm-cpu, and both `.vmfb`s (IREE's own and
+planned by `memplan.runtimes.iree.program` for llvm-cpu, and both `.vmfb`s (IREE's own and
 memplan's) are run on the same random inputs and random parameters: outputs compared
 byte for byte. Prints one row per arena.
 """
@@ -25,7 +25,7 @@ import warnings
 from pathlib import Path
 
 from memplan.errors import InputError
-from memplan.models import iree_program as ip
+from memplan.runtimes.iree import program as ip
 
 
 class _LogitsOnly:

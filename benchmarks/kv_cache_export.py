@@ -42,8 +42,18 @@ from torch import nn
 from memplan.analysis.stream_counts import stream_counts
 from memplan.ir import MlirChunk, parse_mlir
 from memplan.report.table import format_table
-from memplan.run.iree_exec import LoadedProgram, compile_to_stream, compile_to_vmfb, to_input_form
-from memplan.run.state_compare import GETTER_PREFIX, QUIET_FLAGS, mutable_globals, with_getters
+from memplan.runtimes.iree.compile import (
+    LoadedProgram,
+    compile_to_stream,
+    compile_to_vmfb,
+    to_input_form,
+)
+from memplan.runtimes.iree.state_compare import (
+    GETTER_PREFIX,
+    QUIET_FLAGS,
+    mutable_globals,
+    with_getters,
+)
 from memplan.transforms.passes import TENSOR_PIPELINE, PassContext, parse_pipeline, run_pipeline
 
 STYLES = ("concat", "slice", "index_copy", "index_put")

@@ -15,8 +15,8 @@ from pathlib import Path
 from memplan.api import copies as copy_rows
 from memplan.ir import load_mlir
 from memplan.report.table import format_table
-from memplan.run.iree_exec import CompileError, compile_to_vmfb
-from memplan.run.state_compare import QUIET_FLAGS
+from memplan.runtimes.iree.compile import CompileError, compile_to_vmfb
+from memplan.runtimes.iree.state_compare import QUIET_FLAGS
 from memplan.transforms.passes import TENSOR_PIPELINE, PassContext, parse_pipeline, run_pipeline
 
 REPO = Path(__file__).resolve().parents[1]

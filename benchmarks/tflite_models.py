@@ -26,10 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from memplan.driver import RunFailure, check_run, plan_model
-from memplan.frontends.base import ReadOptions
 from memplan.pack import Buffer, Problem, lower_bound
 from memplan.pack.planner import plan_exact
+from memplan.plan.contract import ReadOptions
+from memplan.plan.driver import RunFailure, check_run, plan_model
 from memplan.report.table import format_table
 from memplan.targets import load_target
 

@@ -26,7 +26,7 @@ def relax_module(name: str):  # noqa: ANN201 - a tvm.IRModule
     from tvm.relax.frontend.torch import from_exported_program
 
     if name in ONNX_MODELS:
-        from memplan.tvm.relax_import import load_relax
+        from memplan.runtimes.tvm.relax_import import load_relax
 
         path, shapes = ONNX_MODELS[name]
         return load_relax(path, shapes=shapes)
@@ -54,9 +54,9 @@ def build_model(name: str) -> tuple[torch.nn.Module, tuple]:
 
 
 def main() -> None:
-    from memplan.tvm.relax_arena import plan_function
-    from memplan.tvm.relax_plan import read_relax
-    from memplan.tvm.relax_run import run_both
+    from memplan.runtimes.tvm.relax_arena import plan_function
+    from memplan.runtimes.tvm.relax_plan import read_relax
+    from memplan.runtimes.tvm.relax_run import run_both
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--models", default="resnet18,mobilenet_v2,encoder,small_cnn_onnx")

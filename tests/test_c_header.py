@@ -76,8 +76,8 @@ def test_tflm_header_of_a_real_model_declares_the_arena_it_runs_in(tmp_path):
     planned model was measured to run in, the offsets are memplan's."""
     pytest.importorskip("tflite_micro")
     from memplan.cli import main
-    from memplan.driver import check_run, plan_model
-    from memplan.frontends.base import ReadOptions
+    from memplan.plan.contract import ReadOptions
+    from memplan.plan.driver import check_run, plan_model
 
     model = str(EXAMPLES / "attention_block.tflite")
     header = tmp_path / "attention_arena.h"
@@ -113,8 +113,8 @@ def test_tflm_header_needs_the_measured_arena(tmp_path, capsys):
 def test_executorch_header_declares_each_planned_pool(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("executorch")
-    from memplan.frontends.executorch import memplan_planner
-    from memplan.models.executorch_program import Planner, lower
+    from memplan.runtimes.executorch.front_end import memplan_planner
+    from memplan.runtimes.executorch.program import Planner, lower
 
     class Small(torch.nn.Module):
         def forward(self, x):

@@ -11,14 +11,14 @@ from __future__ import annotations
 import pytest
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
-from memplan.models.cmsis_nn_buffers import (
+from memplan.runtimes.tflm.cmsis_nn_buffers import (
     CMSIS_NN_OPERATORS,
     CmsisNnBuild,
     Optimization,
     cmsis_nn_requests,
 )
-from memplan.models.cmsis_nn_sizes import Backend, Compiler, UnknownCore, backend_for
-from memplan.models.tflm_scratch import (
+from memplan.runtimes.tflm.cmsis_nn_sizes import Backend, Compiler, UnknownCore, backend_for
+from memplan.runtimes.tflm.scratch import (
     KernelSet,
     OpView,
     ScratchModelError,
@@ -366,7 +366,7 @@ def test_parsed_model_carries_constness_and_per_channel_scales():
     and the number of quantization scales."""
     import tflite_ops
 
-    from memplan.models import tflite as tfl
+    from memplan.runtimes.tflm import model as tfl
 
     g = tflite_ops.Graph()
     x = g.tensor("x", (1, 5, 32), "int8", scale=0.1)

@@ -14,8 +14,8 @@ from memplan.analysis.access import written_constants
 from memplan.analysis.stream_counts import stream_counts
 from memplan.ir import load_mlir, parse_mlir, source_loc
 from memplan.report.diagnostics import format_diagnostic
-from memplan.run.iree_exec import LoadedProgram, compile_to_stream, compile_to_vmfb
-from memplan.run.state_compare import QUIET_FLAGS
+from memplan.runtimes.iree.compile import LoadedProgram, compile_to_stream, compile_to_vmfb
+from memplan.runtimes.iree.state_compare import QUIET_FLAGS
 from memplan.transforms import rewrite_constant_destinations
 
 

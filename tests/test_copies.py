@@ -9,7 +9,7 @@ from tensor_helpers import DATA, EXAMPLES, chunk, run_cli
 from memplan.analysis.copies import estimate_copies
 from memplan.analysis.stream_counts import stream_counts
 from memplan.ir import load_mlir, parse_mlir
-from memplan.run.iree_exec import compile_to_stream
+from memplan.runtimes.iree.compile import compile_to_stream
 from memplan.transforms import rewrite_inplace_state
 
 AT = {"seq_step": 511}  # the last step the 512-row cache allows

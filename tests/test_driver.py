@@ -12,12 +12,12 @@ import sys
 import pytest
 
 from memplan.buffers import Arena, BufferRequest
-from memplan.driver import PlanCheckError, check_written, plan_arena, plan_model
 from memplan.errors import InputError
-from memplan.frontends import entry_for, front_end
-from memplan.frontends.base import ReadOptions
 from memplan.pack import Buffer, Problem, validate
 from memplan.pack.solve import Proof, solve
+from memplan.plan import entry_for, front_end
+from memplan.plan.contract import ReadOptions
+from memplan.plan.driver import PlanCheckError, check_written, plan_arena, plan_model
 from memplan.report.json_schema import plan_json_problems
 from memplan.targets.model import Pool, Target
 
@@ -31,11 +31,11 @@ def test_the_registry_finds_by_suffix_and_runtime_and_imports_lazily():
         entry_for("m.bin", "tvm2")
     with pytest.raises(InputError, match="already planned"):
         entry_for("m.pte")
-    code = ("import sys, memplan.frontends as f; f.entry_for('m.pt2'); "
-            "print(sorted(m for m in sys.modules if m.startswith('memplan.frontends.')))")
+    code = ("import sys, memplan.plan as f; f.entry_for('m.pt2'); "
+            "print(sorted(m for m in sys.modules if m.startswith('memplan.runtimes')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
-    assert out.strip() == "['memplan.frontends.base']"  # no front end imported yet
+    assert out.strip() == "[]"  # no runtime's module imported yet
     assert front_end("m.onnx").name == "onnx"
 
 
@@ -88,7 +88,7 @@ def test_a_splitting_runtime_gets_one_arena_per_pool_by_the_placement_policy():
 
 
 def test_a_written_plan_that_reads_back_differently_is_caught(data):
-    from memplan.models import tflite as tfl
+    from memplan.runtimes.tflm import model as tfl
 
     path = str(data / "tiny_cnn_int8.tflite")
     fe, plan = plan_model(path, options=ReadOptions(write=True))
@@ -108,7 +108,7 @@ def test_tflm_crashing_in_a_small_arena_is_an_arena_it_does_not_run_in(tmp_path)
     pytest.importorskip("tflite_micro")
     import tflite_ops
 
-    from memplan.run import tflm
+    from memplan.runtimes.tflm import interpreter as tflm
 
     data = tflite_ops.mirror_pad()
     inputs = tflm.random_inputs(data)
@@ -135,8 +135,8 @@ def test_a_runtime_crash_is_one_line_with_its_exit_status(data, monkeypatch, whi
     """What the child reports when the runtime kills it becomes one line: exit 2 when the
     input itself crashes the runtime, 1 when only the planned model does."""
     pytest.importorskip("tflite_micro")
-    from memplan.driver import RunFailure, check_run
-    from memplan.frontends import child
+    from memplan.plan import child
+    from memplan.plan.driver import RunFailure, check_run
 
     fe, plan = plan_model(str(data / "tiny_cnn_int8.tflite"),
                           options=ReadOptions(write=True, time_limit=1.0))

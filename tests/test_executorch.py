@@ -15,21 +15,21 @@ pytest.importorskip("executorch")
 from executorch.exir.tensor import TensorSpec  # noqa: E402
 
 from memplan.cli import main  # noqa: E402
-from memplan.frontends.executorch import memplan_planner  # noqa: E402
-from memplan.models.executorch import (  # noqa: E402
+from memplan.report.json_schema import plan_json_problems  # noqa: E402
+from memplan.runtimes.executorch.front_end import memplan_planner  # noqa: E402
+from memplan.runtimes.executorch.planning import (  # noqa: E402
     ArenaPool,
     MemplanAlgorithm,
     PlanningError,
     Proof,
 )
-from memplan.models.executorch_program import (  # noqa: E402
+from memplan.runtimes.executorch.program import (  # noqa: E402
     Planner,
     identical,
     lower,
     random_inputs,
     run,
 )
-from memplan.report.json_schema import plan_json_problems  # noqa: E402
 
 # --- the hook on hand-made specs -------------------------------------------------------
 

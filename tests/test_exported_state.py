@@ -13,8 +13,8 @@ from tensor_helpers import DATA, chunk, run_cli
 
 from memplan.analysis.stream_counts import stream_counts
 from memplan.ir import load_mlir, parse_mlir
-from memplan.run.iree_exec import compile_to_stream, is_torch_dialect, to_input_form
-from memplan.run.state_compare import (
+from memplan.runtimes.iree.compile import compile_to_stream, is_torch_dialect, to_input_form
+from memplan.runtimes.iree.state_compare import (
     QUIET_FLAGS,
     StepInputs,
     argument_types,

@@ -9,7 +9,7 @@ from memplan.analysis.census import take_census
 from memplan.ir import load_mlir, source_loc
 from memplan.ir.print import print_chunks
 from memplan.ir.walk import functions, symbol_name, walk
-from memplan.run.memref_harness import check_equivalent
+from memplan.runtimes.iree.memref_harness import check_equivalent
 from memplan.transforms.hoist import hoist_and_bound
 
 

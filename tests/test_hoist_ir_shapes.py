@@ -8,7 +8,7 @@ from pathlib import Path
 from memplan.ir import load_mlir
 from memplan.ir.print import print_chunks
 from memplan.ir.walk import functions, symbol_name, walk
-from memplan.run.memref_harness import Call, check_equivalent
+from memplan.runtimes.iree.memref_harness import Call, check_equivalent
 from memplan.transforms.hoist import hoist_and_bound
 
 PEERS = Path(__file__).parent / "data" / "peers" / "iree"

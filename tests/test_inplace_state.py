@@ -8,7 +8,7 @@ from tensor_helpers import DATA, EXAMPLES, chunk, ops_named, run_cli
 from memplan.ir import load_mlir, source_loc
 from memplan.ir import tensor_ops as t
 from memplan.ir.walk import defining_op, functions, walk
-from memplan.run.state_compare import compare_steps
+from memplan.runtimes.iree.state_compare import compare_steps
 from memplan.transforms import rewrite_inplace_state
 
 

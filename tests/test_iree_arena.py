@@ -12,14 +12,14 @@ import pytest
 from iree.compiler import ir
 
 from memplan.cli import main
-from memplan.driver import plan_model
 from memplan.errors import InputError
-from memplan.frontends.base import ReadOptions
-from memplan.models import iree_packs
-from memplan.models import iree_program as ip
-from memplan.models.iree_layout import Layout, PackSlice, ResourceConfig, iree_layout
-from memplan.models.iree_packs import Pack
+from memplan.plan.contract import ReadOptions
+from memplan.plan.driver import plan_model
 from memplan.report.json_schema import plan_json_problems
+from memplan.runtimes.iree import packs as iree_packs
+from memplan.runtimes.iree import program as ip
+from memplan.runtimes.iree.layout import Layout, PackSlice, ResourceConfig, iree_layout
+from memplan.runtimes.iree.packs import Pack
 from memplan.targets import load_target
 
 DATA = Path(__file__).parent / "data"

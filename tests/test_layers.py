@@ -135,11 +135,12 @@ def test_the_table_reads_as_written(table) -> None:
     assert by_layer["placement"].units == {"place"}
     assert {"api", "report", "check", "transforms"} <= by_layer["CLI"].may_import
     assert "cli" not in by_layer["library"].may_import
-    assert {"cli", "api"}.isdisjoint(by_layer["driver"].may_import)
-    assert "check" in by_layer["driver"].may_import
-    # Rows for what other work adds: one buffer record below place/, the model driver,
-    # front ends, TVM's pieces.
-    assert {"buffers", "driver", "frontends", "tvm"} <= {u for r in rows for u in r.units}
+    assert {"cli", "api", "report", "runtimes"}.isdisjoint(by_layer["plan"].may_import)
+    assert "check" in by_layer["plan"].may_import
+    assert "plan" in by_layer["runtimes"].may_import
+    # Only the library and the public integration modules reach a runtime's folder.
+    assert "runtimes" not in by_layer["CLI"].may_import | by_layer["report"].may_import
+    assert {"buffers", "plan", "runtimes"} <= {u for r in rows for u in r.units}
     assert "buffers" in by_layer["placement"].may_import
 
 

@@ -174,7 +174,7 @@ def test_model_dims_past_the_runtimes_integers_are_one_line(tmp_path, capsys):
     import onnx
     from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
-    from memplan.models.tflite import MAX_TENSOR_BYTES
+    from memplan.runtimes.tflm.model import MAX_TENSOR_BYTES
 
     data = bytearray((REPO / "tests" / "data" / "tiny_cnn_int8.tflite").read_bytes())
     model = schema.ModelT.InitFromPackedBuf(data, 0)

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from memplan.driver import plan_model
 from memplan.errors import InputError
-from memplan.frontends.base import ReadOptions
-from memplan.models.onnx import load_onnx
+from memplan.plan.contract import ReadOptions
+from memplan.plan.driver import plan_model
 from memplan.report.json_schema import plan_json_problems
+from memplan.runtimes.onnx.model import load_onnx
 
 pytest.importorskip("onnx")
 

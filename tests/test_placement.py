@@ -344,7 +344,7 @@ def test_packed_frame_computes_the_same_results_under_iree(tmp_path, capsys):
     from pathlib import Path
 
     from memplan.cli import main
-    from memplan.run.memref_harness import check_equivalent
+    from memplan.runtimes.iree.memref_harness import check_equivalent
 
     source = Path(_example("placement_exec.mlir"))
     out = tmp_path / "placed.mlir"

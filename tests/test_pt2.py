@@ -17,7 +17,7 @@ import pt2_craft
 import pytest
 
 from memplan.errors import InputError
-from memplan.models.pt2 import check_archive, load_exported
+from memplan.runtimes.pt2 import check_archive, load_exported
 
 
 def _plan(model: Path, *args: str) -> subprocess.CompletedProcess:
@@ -111,7 +111,7 @@ def test_archive_format_checks(tmp_path):
 def test_the_element_sizes_are_torchs():
     from torch._export.serde import serialize
 
-    from memplan.models.pt2 import _ITEMSIZE
+    from memplan.runtimes.pt2 import _ITEMSIZE
 
     assert {int(code): dtype.itemsize for code, dtype in
             serialize._SERIALIZE_TO_TORCH_DTYPE.items()} == _ITEMSIZE

@@ -9,8 +9,8 @@ import pytest
 from memplan.cli import main
 from memplan.errors import InputError
 from memplan.ir import load_mlir
-from memplan.run.iree_exec import LoadedProgram
-from memplan.run.memref_harness import runnable_calls
+from memplan.runtimes.iree.compile import LoadedProgram
+from memplan.runtimes.iree.memref_harness import runnable_calls
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -11,12 +11,12 @@ import pytest
 
 from memplan.buffers import Arena, BufferRequest
 from memplan.check.offline_plan import offline_plan_problems
-from memplan.driver import check_run, plan_arena, plan_model
 from memplan.errors import InputError
-from memplan.frontends.base import ReadOptions
-from memplan.frontends.tflite import greedy_plan, requests
-from memplan.models import tflite as tfl
+from memplan.plan.contract import ReadOptions
+from memplan.plan.driver import check_run, plan_arena, plan_model
 from memplan.report.json_schema import plan_json_problems
+from memplan.runtimes.tflm import model as tfl
+from memplan.runtimes.tflm.front_end import greedy_plan, requests
 from memplan.targets import load_target
 
 
@@ -117,7 +117,7 @@ def test_a_plan_that_overlaps_is_found(cnn):
 def test_tflm_greedy_gives_the_head_tflm_reports(data, name):
     """The reproduction of TFLM's GreedyMemoryPlanner, scratch buffers included, gives the
     head TFLM's recording allocator reports; on the attention block it is above the bound."""
-    from memplan.run import tflm
+    from memplan.runtimes.tflm import interpreter as tflm
 
     path = data / f"{name}.tflite"
     data_bytes = path.read_bytes()

@@ -15,11 +15,11 @@ pytest.importorskip("tflite_micro")
 
 import tflite_ops  # noqa: E402
 
-from memplan.driver import check_run, plan_model  # noqa: E402
-from memplan.frontends.base import ReadOptions  # noqa: E402
-from memplan.frontends.tflite import ARENA, greedy_plan, requests  # noqa: E402
-from memplan.models import tflite as tfl  # noqa: E402
-from memplan.models.tflm_scratch import REFERENCE_OPERATORS  # noqa: E402
+from memplan.plan.contract import ReadOptions  # noqa: E402
+from memplan.plan.driver import check_run, plan_model  # noqa: E402
+from memplan.runtimes.tflm import model as tfl  # noqa: E402
+from memplan.runtimes.tflm.front_end import ARENA, greedy_plan, requests  # noqa: E402
+from memplan.runtimes.tflm.scratch import REFERENCE_OPERATORS  # noqa: E402
 
 CASES = {
     "SVDF": [tflite_ops.svdf(), tflite_ops.svdf("int8")],
@@ -48,7 +48,7 @@ def test_every_scratch_kernel_has_a_case():
 
 @pytest.mark.parametrize("data", MODELS)
 def test_scratch_requests_are_tflms(data):
-    from memplan.run import tflm
+    from memplan.runtimes.tflm import interpreter as tflm
 
     model = tfl.parse_tflite(data, "model.tflite")
     assert model.scratch, "the kernel requests scratch"
@@ -71,7 +71,7 @@ def test_written_plan_needs_no_more_than_tflms_own(data, tmp_path):
 
 def test_lstm_batch_follows_time_major():
     """Time-major input is [steps, batch, size]: the batch is the second dimension."""
-    from memplan.models.tflm_scratch import OpView, TensorInfo, scratch_requests
+    from memplan.runtimes.tflm.scratch import OpView, TensorInfo, scratch_requests
 
     x = TensorInfo("FLOAT32", (5, 3, 4))
     state = TensorInfo("FLOAT32", (3, 8))
@@ -86,7 +86,7 @@ def test_lstm_batch_follows_time_major():
 
 
 def test_int4_weights_are_unpacked_in_scratch():
-    from memplan.models.tflm_scratch import OpView, TensorInfo, scratch_requests
+    from memplan.runtimes.tflm.scratch import OpView, TensorInfo, scratch_requests
 
     x = TensorInfo("INT8", (1, 8))
     for name in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
@@ -98,7 +98,7 @@ def test_int4_weights_are_unpacked_in_scratch():
 def test_a_resource_handle_is_not_in_the_head():
     """VAR_HANDLE points its output at its own persistent data in Prepare, so TFLM never
     plans the 4-byte handle: counting it (16 B aligned) would put the head above TFLM's."""
-    from memplan.run import tflm
+    from memplan.runtimes.tflm import interpreter as tflm
 
     data = tflite_ops.resource_variable()
     model = tfl.parse_tflite(data, "model.tflite")

@@ -44,8 +44,12 @@ def test_plan_relax_script_at_bound_and_runs_identically(mlp, tmp_path, capsys):
 def test_arena_pipeline_for_tvm_compile_users(mlp):
     import tvm
 
-    from memplan.tvm.relax_arena import arena_pass, arena_pipeline, passes_through_planning
-    from memplan.tvm.relax_import import load_relax
+    from memplan.runtimes.tvm.relax_arena import (
+        arena_pass,
+        arena_pipeline,
+        passes_through_planning,
+    )
+    from memplan.runtimes.tvm.relax_import import load_relax
 
     mod = load_relax(str(mlp))
     arenas = []
@@ -66,8 +70,8 @@ def test_arena_pipeline_for_tvm_compile_users(mlp):
 def test_unsound_fixed_plan_is_refused(mlp):
     import tvm
 
-    from memplan.tvm.relax_arena import arena_pipeline
-    from memplan.tvm.relax_import import load_relax
+    from memplan.runtimes.tvm.relax_arena import arena_pipeline
+    from memplan.runtimes.tvm.relax_import import load_relax
 
     mod = load_relax(str(mlp))
     everything_at_zero = {"main": (4096, dict.fromkeys(range(7), 0))}  # lv .. lv6
@@ -79,8 +83,8 @@ def test_unsound_fixed_plan_is_refused(mlp):
 def test_pt2_through_the_driver(tmp_path):
     import torch
 
-    from memplan.driver import check_run, plan_model
-    from memplan.frontends.base import ReadOptions
+    from memplan.plan.contract import ReadOptions
+    from memplan.plan.driver import check_run, plan_model
 
     class Net(torch.nn.Module):
         def __init__(self):

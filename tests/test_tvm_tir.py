@@ -10,11 +10,11 @@ import pytest
 pytest.importorskip("tvm")
 
 from memplan.cli import main  # noqa: E402
+from memplan.runtimes.tvm.asm_frame import frame_of  # noqa: E402
+from memplan.runtimes.tvm.run import compare_with_tvm  # noqa: E402
+from memplan.runtimes.tvm.script import load_script  # noqa: E402
+from memplan.runtimes.tvm.tir_pipeline import build  # noqa: E402
 from memplan.targets import load_target  # noqa: E402
-from memplan.tvm.asm_frame import frame_of  # noqa: E402
-from memplan.tvm.run import compare_with_tvm  # noqa: E402
-from memplan.tvm.script import load_script  # noqa: E402
-from memplan.tvm.tir_pipeline import build  # noqa: E402
 
 # Three buffers, each under TVM's 1024-byte rule, 2960 bytes together (the seed's kernel).
 THREE = (Path(__file__).resolve().parents[1] / "examples" / "tvm_kernels.py").read_text()

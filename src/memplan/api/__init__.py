@@ -16,7 +16,7 @@ raises `errors.InputError`, as everywhere in memplan.
   rewrites, with IREE's own stream figures (`stream_listing` for stream-level files);
 - `place(chunks, target)`: every allocation in one of the target's memory spaces.
 
-Whole models (.pt2, .tflite, .onnx) are planned by `memplan.driver`; its entry point is
+Whole models (.pt2, .tflite, .onnx) are planned by `memplan.plan.driver`; its entry point is
 re-exported here as `plan` once it lands (see `__all__`).
 """
 
@@ -34,12 +34,14 @@ _HOME = {
     "compare_runs": "optimizing", "compare_states": "optimizing",
     "PlaceResult": "placing", "place": "placing",
     "Input": "reading", "read": "reading",
-    # "plan": "..driver" (whole models) joins here when memplan.driver lands.
+    "check_kernels": "kernels",
+    # "plan": "..driver" (whole models) joins here when memplan.plan.driver lands.
 }
 
 if TYPE_CHECKING:
     from .checking import CheckResult, check
     from .copying import copies, stream_listing
+    from .kernels import check_kernels
     from .optimizing import OptResult, compare_runs, compare_states, opt
     from .placing import PlaceResult, place
     from .reading import Input, read
@@ -53,6 +55,6 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [  # the names of _HOME (tests/test_api.py keeps them equal)
-    "CheckResult", "Input", "OptResult", "PlaceResult", "check", "compare_runs",
+    "CheckResult", "Input", "OptResult", "PlaceResult", "check", "check_kernels", "compare_runs",
     "compare_states", "copies", "opt", "place", "read", "stream_listing",
 ]

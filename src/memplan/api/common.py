@@ -1,4 +1,5 @@
-"""What the jobs share: the target as given, and the user's facts checked against the IR."""
+"""What the jobs share: the target as given (`targets.target_of`), and the user's facts
+checked against the IR."""
 
 from __future__ import annotations
 
@@ -6,14 +7,11 @@ from collections.abc import Sequence
 
 from ..analysis.assumptions import Assumption, VscaleBound, check_assumptions
 from ..ir import MlirChunk
-from ..targets import Target, load_target
+from ..targets import target_of
+
+__all__ = ["Assumptions", "checked_assumptions", "target_of"]
 
 Assumptions = Sequence[Assumption | VscaleBound]
-
-
-def target_of(target: Target | str) -> Target:
-    """A target, or its preset name or .toml file."""
-    return target if isinstance(target, Target) else load_target(target)
 
 
 def checked_assumptions(assumptions: Assumptions, chunks: Sequence[MlirChunk]) -> list:

@@ -12,8 +12,8 @@ from ..analysis.stream_counts import stream_counts
 from ..ir import MlirChunk, clone_chunks, parse_mlir
 from ..ir.walk import FunctionOps
 from ..report.copies_report import CopyRow, Stage
-from ..run.iree_exec import CompileError, compile_to_stream
-from ..run.state_compare import QUIET_FLAGS
+from ..runtimes.iree.compile import CompileError, compile_to_stream
+from ..runtimes.iree.state_compare import QUIET_FLAGS
 from ..transforms.passes import TENSOR_PIPELINE, PassContext, parse_pipeline, run_pipeline
 
 

@@ -15,8 +15,8 @@ from ..check.budgets import Budget
 from ..diagnostic import Diagnostic, count_errors
 from ..ir import MlirChunk, clone_chunks
 from ..ir.print import print_chunks
-from ..run.memref_harness import Comparison, check_equivalent, runnable_calls
-from ..run.state_compare import (
+from ..runtimes.iree.memref_harness import Comparison, check_equivalent, runnable_calls
+from ..runtimes.iree.state_compare import (
     StateComparison,
     compare_steps,
     parameter_archives,

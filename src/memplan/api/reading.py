@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..ir import MlirChunk
 from ..ir.load import new_context, parse_chunks, read_mlir_text
-from ..run.iree_exec import is_torch_dialect, to_input_form
+from ..runtimes.iree.compile import is_torch_dialect, to_input_form
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""`memplan plan MODEL`: a whole model's arenas, for every front end (`memplan.driver`)."""
+"""`memplan plan MODEL`: a whole model's arenas, for every front end (`memplan.plan.driver`)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                             ".pt2: an ExecuTorch .pte planned by memplan) and prove it on the "
                             "runtime (--check-run, in a child process).")
     p.add_argument("file", help="model file; the suffix says its format")
-    from ..frontends import names
+    from ..plan import names
 
     p.add_argument("--runtime", choices=names(), help="the front end to read it with, when "
                    "the suffix does not say")
@@ -66,9 +66,9 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     require_readable(args.file)
-    from ..driver import RunFailure, check_run, over_budget, plan_model
-    from ..frontends import entry_for, load
-    from ..frontends.base import ReadOptions, verifies_writes
+    from ..plan import entry_for, load
+    from ..plan.contract import ReadOptions, verifies_writes
+    from ..plan.driver import RunFailure, check_run, over_budget, plan_model
     from ..report.model_plan_report import format_plan_text, plan_json
 
     fe = load(entry_for(args.file, args.runtime), args.file)
@@ -97,11 +97,12 @@ def run(args: argparse.Namespace) -> int:
         from ..targets import load_target
 
         target = load_target(args.target)
+    from ..report.pack_progress import wanted
+    from ..report.step_progress import StepProgress, step
+
     options = ReadOptions(target, parse_values("--dim", args.dim, "NAME=INTEGER")
                           if args.dim else {}, args.output is not None, args.time_limit or None,
-                          args.kernels, args.core)
-    from ..report.pack_progress import wanted
-    from ..report.step_progress import StepProgress
+                          args.kernels, args.core, step=step)
 
     check = failure = None
     code = 0
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         if args.check_run or (args.output and verifies_writes(fe)
                               and args.kernels == "reference"):
             try:
-                check = check_run(fe, plan)  # on the bytes, before anything is written
+                check = check_run(fe, plan, step=step)  # on the bytes, before anything is written
             except RunFailure as err:
                 failure, code = str(err), err.exit_code
     failures = []

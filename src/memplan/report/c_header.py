@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..driver import ModelPlan
-    from ..frontends.base import RunCheck
     from ..pack import PackResult
+    from ..plan.contract import RunCheck
+    from ..plan.driver import ModelPlan
 
 # Longest identifier stem we make from a buffer's or tensor's name (C99 guarantees 31
 # significant characters for external names, 63 for macros).

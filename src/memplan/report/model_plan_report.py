@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from .table import format_table
 
 if TYPE_CHECKING:
-    from ..driver import ModelPlan
-    from ..frontends.base import RunCheck
+    from ..plan.contract import RunCheck
+    from ..plan.driver import ModelPlan
 
 SCHEMA_VERSION = 1
 

@@ -301,3 +301,8 @@ class _Reader:
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
             raise self.fail("", key, "must be an array of tables ([[pools]])")
         return value
+
+
+def target_of(target: Target | str) -> Target:
+    """A target, or its preset name or .toml file."""
+    return target if isinstance(target, Target) else load_target(target)

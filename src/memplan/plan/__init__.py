@@ -1,0 +1,75 @@
+"""Whole-model planning: the registry of front ends, by file suffix and by runtime name.
+
+Each runtime's front end is `memplan.runtimes.<name>.front_end`, imported only when a
+model of its kind is planned (its packages are optional extras). Adding a runtime: one
+folder under `runtimes/` whose `front_end.py` defines `FRONT_END` (the contract of
+`contract.py`), one line in `REGISTRY`, one test (docs/architecture.md, "Add a runtime").
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+from .contract import FrontEnd
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str  # --runtime NAME, and its folder: memplan.runtimes.<name>.front_end
+    suffixes: tuple[str, ...]
+    extra: str  # pip install 'memplan[extra]' brings what it imports
+
+
+REGISTRY: tuple[Entry, ...] = (
+    Entry("tflm", (".tflite",), "tflite"),
+    Entry("onnx", (".onnx",), "onnx"),
+    Entry("executorch", (".pt2",), "executorch"),
+    Entry("tvm", (".py",), "tvm"),
+    Entry("iree", (".mlir",), "mlir"),
+)
+
+
+def names() -> list[str]:
+    return [e.name for e in REGISTRY]
+
+
+def suffixes() -> list[str]:
+    return sorted(s for e in REGISTRY for s in e.suffixes)
+
+
+def entry_for(path: str, runtime: str | None = None) -> Entry:
+    """The front end named by `runtime`, else the one of the file's suffix."""
+    if runtime is not None:
+        for e in REGISTRY:
+            if e.name == runtime:
+                return e
+        raise InputError(path, f"unknown runtime '{runtime}' (known: {', '.join(names())})")
+    suffix = Path(path).suffix.lower()
+    for e in REGISTRY:
+        if suffix in e.suffixes:
+            return e
+    if suffix == ".pte":
+        raise InputError(path, "a .pte is already planned and lowered; plan the "
+                         "torch.export program (.pt2) it came from")
+    raise InputError(path, f"unknown model format '{suffix}' (known: {', '.join(suffixes())})")
+
+
+def load(entry: Entry, path: str = "") -> FrontEnd:
+    """Import the front end's module; a missing optional package is one line naming the
+    extra to install."""
+    try:
+        module = importlib.import_module(f"memplan.runtimes.{entry.name}.front_end")
+    except ModuleNotFoundError as err:
+        if not err.name or err.name.split(".")[0] == "memplan":
+            raise  # memplan's own module missing: a bug, not an extra to install
+        missing = err.name
+        raise InputError(path or entry.name, f"the {entry.name} front end needs {missing}: "
+                         f"pip install 'memplan[{entry.extra}]'") from None
+    return module.FRONT_END
+
+
+def front_end(path: str, runtime: str | None = None) -> FrontEnd:
+    return load(entry_for(path, runtime), path)

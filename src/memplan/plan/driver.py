@@ -1,0 +1,528 @@
+"""The one driver of whole-model planning, for every runtime's front end
+(`runtimes/<name>/front_end.py`).
+
+read -> place across the target's spaces -> pack each space (`pack.solve`: memplan's plan,
+the runtime's and the placement's, the best kept and its proof labelled once) -> write in
+the runtime's form -> read back what was written and check it on its own -> optionally
+run the original and the written model on the runtime, in a child process, and compare.
+A front end that plans inside its runtime's compiler (ExecuTorch) gets the same
+`plan_arena` as its hook.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..buffers import Arena, BufferRequest, Key, merged, share_groups
+from ..check.offline_plan import offline_plan_problems
+from ..errors import BudgetError, InputError
+from ..pack import Buffer, PackResult, Problem, Solution, lower_bound, validate
+from ..pack.solve import Proof, Solved, solve
+from ..place.model import Placement
+from ..targets import Target
+from . import entry_for, load
+from .contract import FrontEnd, ModelView, ReadOptions, RunCheck, Step, no_step
+
+
+class PlanCheckError(Exception):
+    """The plan read back from the written model is unsound (a memplan bug)."""
+
+
+@dataclass(frozen=True)
+class Spill:
+    """A buffer a faster space did not take, with each such space's reason."""
+
+    buffer: BufferRequest
+    space: str
+    reasons: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class ArenaPlan:
+    """One space (arena) as planned."""
+
+    name: str
+    buffers: tuple[BufferRequest, ...]  # every buffer in it, sharers included
+    offsets: Mapping[Key, int]  # per buffer, from the arena's base (reserved bytes included)
+    size: int  # reserved + packed peak + padding: what the runtime allocates
+    lower_bound: int  # reserved + most bytes live at once + padding
+    proof: Proof
+    chosen: str  # whose plan was kept: "memplan", the runtime's planner, "placement"
+    packing: PackResult  # one buffer per share group, offsets above the reserved bytes
+    runtime: int | None = None  # the runtime's own planner's size for this arena
+    capacity: int | None = None
+    reserved: int = 0
+    seconds: float = 0.0
+    spills: tuple[Spill, ...] = ()
+    assignment: str | None = None  # with pools: whose split over the pools was kept
+
+
+@dataclass(frozen=True)
+class PoolSplit:
+    """For a runtime with one arena whose arena does not fit the target's first pool:
+    where each buffer would go with an allocator of one region per pool (report only)."""
+
+    placement: Placement
+    groups: tuple[tuple[BufferRequest, ...], ...]  # in the order of placement.decisions
+
+
+@dataclass(frozen=True)
+class ModelPlan:
+    view: ModelView
+    front_end: str  # registry name
+    runtime: str  # "TFLM's interpreter"
+    arenas: tuple[ArenaPlan, ...]
+    target: Target | None = None
+    written: bytes | None = None  # the model in the runtime's form, read back and checked
+    split: PoolSplit | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def total(self) -> int:
+        return sum(a.size for a in self.arenas)
+
+    @property
+    def lower_bound(self) -> int:
+        return sum(a.lower_bound for a in self.arenas)
+
+    @property
+    def runtime_total(self) -> int | None:
+        sizes = [a.runtime for a in self.arenas]
+        return None if not sizes or None in sizes else sum(sizes)
+
+    def offsets(self) -> dict[str, dict[Key, int]]:
+        return {a.name: dict(a.offsets) for a in self.arenas}
+
+
+# --- planning ---------------------------------------------------------------------------
+
+def plan_model(path: str, *, runtime: str | None = None,
+               options: ReadOptions | None = None) -> tuple[FrontEnd, ModelPlan]:
+    """Read, place, pack, write (when `options.write`), read back and check."""
+    options = options or ReadOptions()
+    fe = load(entry_for(path, runtime), path)
+    view = fe.read(path, options)
+    target = options.target
+    collected: list[ArenaPlan] = []
+
+    def planner(arena: Arena) -> list[ArenaPlan]:
+        plans = plan_arena(arena, target=target, splits=fe.splits,
+                           time_limit=options.time_limit)
+        collected.extend(plans)
+        return plans
+
+    if fe.plans_in_hook:
+        view, written = fe.lower(view, planner)
+        # The runtime plans each graph in turn, the top one last: keep each arena's last.
+        arenas = tuple({a.name: a for a in collected}.values())
+    else:
+        arenas = tuple(p for arena in view.arenas for p in planner(arena))
+        written = fe.write(view, {a.name: a.offsets for a in arenas}) if options.write else None
+    if written is not None:
+        check_written(fe, view, arenas, written)
+    split = None
+    if not fe.splits:
+        split = pool_split(view, target, sum(a.size for a in arenas))
+    notes = view.notes + tuple(n for a in arenas if (n := peak_note(a, view)))
+    if hasattr(fe, "notes"):  # notes that depend on the plan (optional)
+        notes += fe.notes(view, {a.name: a.size for a in arenas}, target)
+    return fe, ModelPlan(view, fe.name, fe.runtime, arenas, target, written, split, notes)
+
+
+# An arena's bound is "set by a few tensors" when one tensor live at the peak holds at
+# least this share of it; below NOTED_BOUND bytes nobody asks why.
+DOMINANT_SHARE = 0.25
+NOTED_BOUND = 1 << 20
+
+
+def peak_tensors(arena: ArenaPlan) -> tuple[int, list[BufferRequest]]:
+    """The first moment the most bytes are live in the arena, and the buffers (one per
+    share group) live then, largest first: what sets the lower bound."""
+    groups = [merged(g) for g in share_groups(arena.buffers)]
+    times = sorted({b.start for b in groups})
+    best, when = -1, 0
+    for t in times:
+        live = sum(b.packed_size for b in groups if b.start <= t < b.end)
+        if live > best:
+            best, when = live, t
+    live = [b for b in groups if b.start <= when < b.end and b.packed_size]
+    return when, sorted(live, key=lambda b: (-b.packed_size, b.start))
+
+
+def peak_note(arena: ArenaPlan, view: ModelView, count: int = 3) -> str | None:
+    """Names the tensors that set an arena's bound when a few of them do."""
+    if arena.lower_bound < NOTED_BOUND:
+        return None
+    when, live = peak_tensors(arena)
+    total = sum(b.packed_size for b in live)
+    if not live or live[0].packed_size < DOMINANT_SHARE * total:
+        return None
+    shown = []
+    for b in live[:count]:
+        shape = view.details.get(b.key, {}).get("shape")
+        shown.append(f"{b.name}{' ' + 'x'.join(map(str, shape)) if shape else ''} "
+                     f"{b.packed_size:,} B")
+    return (f"{arena.name}: the bound is set by the tensors live at step {when} "
+            f"({total:,} B), largest first with the op that makes them: "
+            + "; ".join(shown) + (f"; and {len(live) - count} more" if len(live) > count
+                                  else ""))
+
+
+def plan_arena(arena: Arena, *, target: Target | None = None, splits: bool = False,
+               time_limit: float | None = 10.0) -> list[ArenaPlan]:
+    """One arena's buffers: placed across the target's pools when the runtime can split an
+    arena (`splits`), each space packed and the best plan kept."""
+    groups = share_groups(arena.buffers)
+    for group in groups:
+        if any(b.size is None for b in group):
+            raise InputError(arena.name, f"buffer {group[0].name} has no proven size bound "
+                             f"({group[0].unbounded or 'unknown'})")
+    pools = target.pools if target is not None else ()
+    if splits and pools and not all(b.pinned is not None and target.pool(b.pinned) is None
+                                    for b in arena.buffers):
+        return _split_arena(arena, groups, target, time_limit)
+    if splits or not pools:  # an arena of its own (pinned outside the pools), or no target
+        return [_pack_space(arena, arena.name, groups, arena.alignment, None, None, (),
+                            time_limit)]
+    # A runtime with one arena on a target: the arena goes in the first pool.
+    return [_pack_space(arena, arena.name, groups, max(arena.alignment, pools[0].alignment),
+                        pools[0].capacity, None, (), time_limit)]
+
+
+def _split_arena(arena: Arena, groups: list[list[BufferRequest]], target: Target,
+                 time_limit: float | None) -> list[ArenaPlan]:
+    """Place every share group in one of the target's pools (`place.policy`: pins first,
+    then smallest first into the fastest pool whose packed peak still fits), then pack
+    each pool used, the placement's packing as an incumbent. When the runtime split the
+    groups over the pools itself (ExecuTorch's `banked_greedy`), its split repacked is
+    kept instead unless the placement's is no worse on every pool but the fastest and
+    lexicographically lower, slowest pool first."""
+    from ..place.policy import place
+
+    alignment = math.lcm(arena.alignment, *(p.alignment for p in target.pools))
+    pools = tuple(dataclasses.replace(p, capacity=max(0, p.capacity - arena.reserved.get(
+        p.name, 0))) for p in target.pools)
+    pools_only = dataclasses.replace(target, stack=None, heap=None, pools=pools)
+    requests = [dataclasses.replace(merged(g), alignment=alignment) for g in groups]
+    placement = place(requests, pools_only)
+    order = [p.name for p in target.pools]
+    theirs = _runtime_split(arena, groups, order)
+    # The runtime's own split is the split to beat: tensors a faster pool can still take
+    # are moved up, largest first, then each pool is repacked (the runtime's offsets the
+    # incumbent, so no pool it did not grow grows).
+    kept = None
+    if theirs is not None:
+        spaces, placed = _promoted(arena, groups, theirs, target, alignment)
+        label = arena.runtime.planner + (", improved" if spaces != theirs else "")
+        kept = _pack_split(arena, groups, spaces, [() for _ in groups], target, alignment,
+                           time_limit, tuple(placed), label)
+    unplaced = [(g, d) for g, d in zip(groups, placement.decisions, strict=True) if not d.placed]
+    if unplaced:
+        if kept is not None:
+            return kept
+        group, decision = unplaced[0]
+        reasons = "; ".join(f"{s}: {why}" for s, why in decision.refusals
+                            if target.pool(s) is not None)
+        raise BudgetError(f"no pool can hold {group[0].name} ({merged(group).size} B): "
+                          f"{reasons}")
+    spaces = [d.space for d in placement.decisions]
+    refusals = [tuple((s, why) for s, why in d.refusals if s in order)
+                for d in placement.decisions]
+    mine = _pack_split(arena, groups, spaces, refusals, target, alignment, time_limit,
+                       tuple(d.offset for d in placement.decisions), "placement")
+    if kept is None:
+        return mine
+    # memplan's placement is kept only when it leaves no more tensor bytes than the
+    # runtime's split (improved) in any slower pool, and is lower by the lexicographic
+    # objective (`_pool_key`).
+    return mine if _pool_key(mine, order) <= _pool_key(kept, order) and all(
+        held(mine, n) <= held(kept, n) for n in order[1:]) else kept
+
+
+def held(plans: Sequence[ArenaPlan], name: str) -> int:
+    """The bytes of the tensors a pool holds (each written and read there): what a
+    slower pool costs in traffic, whatever its arena's size."""
+    plan = next((p for p in plans if p.name == name), None)
+    return 0 if plan is None else sum(b.packed_size for b in plan.buffers
+                                      if b.shares_with is None)
+
+
+def _size(plans: Sequence[ArenaPlan], name: str) -> int:
+    return next((p.size for p in plans if p.name == name), 0)
+
+
+def _pool_key(plans: list[ArenaPlan], order: list[str]) -> tuple[int, ...]:
+    """The objective of a split, lexicographic: the tensor bytes held per pool, slowest
+    first (the fastest pool filled first), then the arenas' sizes, slowest first."""
+    return (*(held(plans, n) for n in reversed(order)),
+            *(_size(plans, n) for n in reversed(order)))
+
+
+def _promoted(arena: Arena, groups: list[list[BufferRequest]], spaces: list[str],
+              target: Target, alignment: int) -> tuple[list[str], list[int]]:
+    """`spaces` with every unpinned group a faster pool can still take moved there
+    (largest first, into the fastest that takes it), and an offset per group from its
+    pool's base: the runtime's, or a packing (heuristics) of the pool that took one."""
+    runtime = arena.runtime
+    spaces = list(spaces)
+    bases = {p.name: -(-arena.reserved.get(p.name, 0) // alignment) * alignment
+             for p in target.pools}
+    offsets = [runtime.offsets[g[0].key] - bases[spaces[i]] for i, g in enumerate(groups)]
+    order = [p.name for p in target.pools]
+    for i in sorted(range(len(groups)), key=lambda i: -merged(groups[i]).packed_size):
+        if groups[i][0].pinned is not None or merged(groups[i]).packed_size == 0:
+            continue
+        for name in order[:order.index(spaces[i])]:
+            members = [j for j, s in enumerate(spaces) if s == name] + [i]
+            problem = Problem(tuple(
+                Buffer(groups[j][0].name, *merged(groups[j]).lifetime,
+                       merged(groups[j]).packed_size, max(alignment, merged(groups[j]).alignment))
+                for j in members))
+            top = max((offsets[j] + merged(groups[j]).packed_size for j in members[:-1]),
+                      default=0)
+            top = -(-top // problem.buffers[-1].alignment) * problem.buffers[-1].alignment
+            current = (*(offsets[j] for j in members[:-1]), top)
+            packed = solve(problem, incumbents={"current": current}, time_limit=None)
+            room = target.pool(name).capacity - bases[name] - arena.padding
+            if packed.result.peak <= room:
+                spaces[i] = name
+                for j, offset in zip(members, packed.result.solution.offsets, strict=True):
+                    offsets[j] = offset
+                break
+    return spaces, offsets
+
+
+def _runtime_split(arena: Arena, groups: list[list[BufferRequest]], order: list[str]
+                   ) -> list[str] | None:
+    """The pool the runtime's plan put each share group in (None when it has no split of
+    these groups: it refused, or split a group, or moved a pinned one)."""
+    runtime = arena.runtime
+    if runtime is None or not runtime.spaces:
+        return None
+    spaces = []
+    for group in groups:
+        found = {runtime.spaces.get(b.key) for b in group}
+        if len(found) != 1 or len({runtime.offsets.get(b.key) for b in group}) != 1:
+            return None
+        space = found.pop()
+        if space not in order or group[0].pinned not in (None, space):
+            return None
+        spaces.append(space)
+    return spaces
+
+
+def _pack_split(arena: Arena, groups: list[list[BufferRequest]], spaces: list[str],
+                refusals: list[tuple[tuple[str, str], ...]], target: Target, alignment: int,
+                time_limit: float | None, placed: tuple[int, ...] | None,
+                label: str) -> list[ArenaPlan]:
+    """Pack each pool of one split of the groups over the pools."""
+    plans = []
+    order = [p.name for p in target.pools]
+    for name in order:
+        members = [i for i, space in enumerate(spaces) if space == name]
+        if not members:
+            continue
+        faster = order[:order.index(name)]
+        # An unpinned group a faster pool refused (the placement says why; in the
+        # runtime's split it is the runtime's choice).
+        spills = tuple(Spill(groups[i][0], name, refusals[i] or tuple(
+            (f, f"{label} put it in {name}") for f in faster))
+            for i in members if groups[i][0].pinned is None and faster)
+        incumbent = None if placed is None else tuple(placed[i] for i in members)
+        plan = _pack_space(arena, name, [groups[i] for i in members], alignment,
+                           target.pool(name).capacity, incumbent, spills, time_limit)
+        plans.append(dataclasses.replace(plan, assignment=label))
+    return plans
+
+
+def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alignment: int,
+                capacity: int | None, placed: tuple[int, ...] | None,
+                spills: tuple[Spill, ...], time_limit: float | None = 10.0) -> ArenaPlan:
+    started = time.perf_counter()
+    reserved = arena.reserved.get(name, 0)
+    base = -(-reserved // alignment) * alignment
+    packed = [g for g in groups if merged(g).packed_size > 0]
+    problem = Problem(tuple(
+        Buffer(g[0].name, *merged(g).lifetime, merged(g).packed_size,
+               max(alignment, merged(g).alignment)) for g in packed),
+        None if capacity is None else max(0, capacity - base))
+    incumbents: dict[str, tuple[int, ...]] = {}
+    if placed is not None:
+        incumbents["placement"] = tuple(o for g, o in zip(groups, placed, strict=True)
+                                        if merged(g).packed_size > 0)
+    runtime = arena.runtime
+    if runtime is not None and _runtime_holds(runtime, name, groups):
+        incumbents[runtime.planner] = tuple(runtime.offsets[g[0].key] - base for g in packed)
+    if any(o < 0 for offsets in incumbents.values() for o in offsets):
+        incumbents.pop(runtime.planner, None)
+    solved: Solved = solve(problem, incumbents=incumbents, time_limit=time_limit)
+    offsets: dict[Key, int] = {}
+    for g in groups:
+        for b in g:
+            offsets[b.key] = base  # an empty buffer occupies no bytes
+    for g, off in zip(packed, solved.result.solution.offsets, strict=True):
+        for b in g:
+            offsets[b.key] = base + off
+    if runtime is not None and runtime.planner not in incumbents and _runtime_covers(
+            runtime, name, groups):
+        # The runtime's plan keeps sharers apart (its own view shares nothing): a valid plan
+        # that the merged problem cannot take as an incumbent. The written plan is never
+        # worse than the runtime alone: keep it whole when it is lower.
+        solved, offsets = _keep_runtime_if_lower(solved, runtime, groups, base, alignment,
+                                                 problem.capacity, offsets, time_limit)
+    pad = arena.padding if groups else 0
+    return ArenaPlan(
+        name, tuple(b for g in groups for b in g), offsets, base + solved.result.peak + pad,
+        base + solved.result.lower_bound + pad, solved.proof, solved.chosen, solved.result,
+        runtime.sizes.get(name) if runtime is not None else None, capacity, reserved,
+        time.perf_counter() - started, spills)
+
+
+def _runtime_covers(runtime, name: str, groups: list[list[BufferRequest]]) -> bool:
+    keys = {b.key for g in groups for b in g}
+    if any(k not in runtime.offsets for k in keys):
+        return False
+    if runtime.spaces:
+        return all(runtime.spaces.get(k) == name for k in keys) and not any(
+            s == name and k not in keys for k, s in runtime.spaces.items())
+    return True
+
+
+def _keep_runtime_if_lower(solved: Solved, runtime, groups: list[list[BufferRequest]],
+                           base: int, alignment: int, capacity: int | None,
+                           offsets: dict[Key, int], time_limit: float | None
+                           ) -> tuple[Solved, dict[Key, int]]:
+    flat = [b for g in groups for b in g if b.packed_size > 0]
+    problem = Problem(tuple(Buffer(b.name, *b.lifetime, b.packed_size,
+                                   max(alignment, b.alignment)) for b in flat), capacity)
+    kept = Solution(tuple(runtime.offsets[b.key] - base for b in flat), runtime.planner)
+    if any(o < 0 for o in kept.offsets) or kept.peak(problem) >= solved.result.peak:
+        return solved, offsets
+    validate(problem, kept, check_capacity=False)
+    bound = solved.result.lower_bound
+    peak = kept.peak(problem)
+    proof = Proof.AT_BOUND if peak <= bound else Proof.GAP if time_limit else Proof.HEURISTIC
+    result = PackResult(problem, kept, bound, peak, 0.0)
+    offsets = dict(offsets)
+    for b in flat:
+        offsets[b.key] = runtime.offsets[b.key]
+    return Solved(result, proof, runtime.planner, bound), offsets
+
+
+def _runtime_holds(runtime, name: str, groups: list[list[BufferRequest]]) -> bool:
+    """The runtime's plan is an incumbent for this space only when it put exactly these
+    buffers there, each share group at one offset."""
+    for g in groups:
+        if any(b.key not in runtime.offsets for b in g):
+            return False
+        if runtime.spaces and any(runtime.spaces.get(b.key) != name for b in g):
+            return False
+        if len({runtime.offsets[b.key] for b in g}) != 1:
+            return False
+    if runtime.spaces:
+        mine = {b.key for g in groups for b in g}
+        if any(s == name and k not in mine for k, s in runtime.spaces.items()):
+            return False
+    return True
+
+
+def pool_split(view: ModelView, target: Target | None, peak: int) -> PoolSplit | None:
+    """Only when the one arena does not fit the target's first pool (report only)."""
+    if target is None or len(target.pools) < 2 or peak <= target.pools[0].capacity:
+        return None
+    from ..place.policy import place
+
+    pools_only = dataclasses.replace(target, stack=None, heap=None)
+    groups = [g for arena in view.arenas for g in share_groups(arena.buffers)]
+    requests = [merged(g) for g in groups]
+    return PoolSplit(place(requests, pools_only), tuple(tuple(g) for g in groups))
+
+
+# --- checking what was written ----------------------------------------------------------
+
+def check_written(fe: FrontEnd, view: ModelView, arenas: Sequence[ArenaPlan],
+                  written: bytes) -> None:
+    """Read the written model back as the runtime would and check its plan on its own."""
+    back = fe.read_back(view, written)
+    for arena in arenas:
+        got = back.get(arena.name)
+        if got is None:
+            raise PlanCheckError(f"{view.path}: arena {arena.name} missing from the written "
+                                 "model")
+        # A buffer the model names (details) must come back at its offset; others (TFLM's
+        # scratch buffers) are the runtime's to place around the plan.
+        missing = [k for k in arena.offsets if k not in got and k in view.details]
+        extra = [k for k in got if k not in arena.offsets]
+        if missing or extra or any(got[k] != arena.offsets[k] for k in got):
+            raise PlanCheckError(f"{view.path}: the plan read back differs from the plan "
+                                 f"written (arena {arena.name})")
+        alignment = max((b.alignment for b in arena.packing.problem.buffers), default=1)
+        found = offline_plan_problems(list(arena.buffers), dict(got), alignment)
+        if found:
+            raise PlanCheckError(f"{view.path}: the written plan is unsound: {found[0]}")
+
+
+# --- running ----------------------------------------------------------------------------
+
+class RunFailure(Exception):
+    """The runtime could not confirm the plan: one line, and the exit status it means
+    (1: the planned model fails where the original ran; 2: the runtime cannot run the
+    input at all)."""
+
+    def __init__(self, line: str, exit_code: int):
+        super().__init__(line)
+        self.exit_code = exit_code
+
+
+def check_run(fe: FrontEnd, plan: ModelPlan, seed: int = 0, step: Step = no_step) -> RunCheck:
+    """Run the original and the written model on the runtime, in a child process."""
+    from .child import Crash, Refusal, run_in_child
+
+    if plan.written is None:
+        raise ValueError("check_run needs the written model")
+    original = fe.original(plan.view)
+    step(f"running both models on {fe.runtime}")
+    answer = run_in_child(fe.name, original, plan.written, seed)
+    if isinstance(answer, RunCheck):
+        return answer
+    path = plan.view.path
+    if isinstance(answer, Refusal):
+        if answer.which == "original":
+            raise RunFailure(f"{path}: {fe.runtime} cannot run this model: {answer.reason}", 2)
+        raise RunFailure(f"{path}: {fe.runtime} refuses the planned model: {answer.reason}", 1)
+    assert isinstance(answer, Crash)
+    how = f"crashed ({answer.signal})" if answer.signal else f"failed (exit {answer.status})"
+    where = f" {answer.what}" if answer.what else ""
+    model = {"original": " on the input model", "planned": " on the planned model"}.get(
+        answer.which or "", "")
+    raise RunFailure(f"{path}: {fe.runtime} {how}{model}{where}",
+                     1 if answer.which == "planned" else 2)
+
+
+def over_budget(plan: ModelPlan, budget: int) -> str | None:
+    """Why the plan is over `budget` bytes (None when within), and whether any plan fits."""
+    if plan.total <= budget:
+        return None
+    if len(plan.arenas) == 1:
+        bound = plan.lower_bound
+        proven = plan.arenas[0].proof in (Proof.AT_BOUND, Proof.OPTIMAL)
+    else:
+        # Another split over the pools could fit where this one does not: only the bytes
+        # live at once over every arena together bound every plan, and no per-arena proof
+        # says anything of another split.
+        together = [b for a in plan.arenas for b in a.packing.problem.buffers]
+        bound = lower_bound(Problem(together)) + sum(a.reserved for a in plan.arenas)
+        proven = False
+    why = (f"no plan can: {bound:,} B are live at once" if bound > budget else
+           "no plan can (the exact solver proved memplan's minimal)" if proven else
+           f"not proven either way (lower bound {bound:,} B)")
+    return f"memplan's plan takes {plan.total:,} B, over the budget of {budget:,} B; {why}"
+
+
+__all__ = ["ArenaPlan", "ModelPlan", "PlanCheckError", "RunFailure", "Spill", "check_run",
+           "check_written", "held", "over_budget", "peak_note", "peak_tensors", "plan_arena",
+           "plan_model"]

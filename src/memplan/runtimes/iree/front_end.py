@@ -1,0 +1,190 @@
+"""IREE programs (any input `iree-compile` accepts: torch, linalg, ONNX-imported MLIR): one
+arena per `stream.resource.pack`, IREE's transient memory of one execution region.
+
+The program is read by `program.py` (compiled to just before IREE's own
+layout, IREE's layout reproduced and checked against IREE's pass); this module turns
+its slices into `BufferRequest`s, writes the driver's offsets back as the packs'
+results and lets IREE finish the `.vmfb`. A pack with a runtime-sized slice that has
+no proven bound is left to IREE (a note says why); bounded ones are planned at the bound.
+
+`original` is IREE's own `.vmfb` bundled (zip) with what a run needs that a `.vmfb`
+does not say (entry points' input shapes, the external parameters): `run` reads it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import zipfile
+from typing import Any, ClassVar
+
+from ...buffers import Arena, BufferRequest, RuntimePlan
+from ...errors import InputError
+from ...pack import lower_bound
+from ...plan.contract import Measured, ModelView, Offsets, Progress, ReadOptions, RunCheck
+from .layout import pack_problem
+
+_REFERENCE, _SPEC = "reference.vmfb", "run.json"
+
+
+def _arena_name(pack: Any) -> str:
+    return f"{pack.function}#{pack.index}"
+
+
+class IreeFrontEnd:
+    name: ClassVar[str] = "iree"
+    suffixes: ClassVar[tuple[str, ...]] = (".mlir",)
+    runtime: ClassVar[str] = "IREE's runtime"
+    extra: ClassVar[str] = "mlir"
+    writes: ClassVar[str | None] = ".vmfb"
+    splits: ClassVar[bool] = False
+    plans_in_hook: ClassVar[bool] = False
+
+    def read(self, path: str, options: ReadOptions) -> ModelView:
+        from . import program as ip
+        from .stages import LLVM_CPU
+
+        source = ip.read_source(path)
+        target = LLVM_CPU
+        if options.target is not None:
+            from .targets import iree_target
+
+            target = iree_target(options.target.name, path)
+        program = ip.read_program(source, path, target)
+        bounds: dict[str, int] = {}
+        arenas, notes = [], [f"compiled by IREE for {target.device}"]
+        for i, (pack, iree) in enumerate(zip(program.packs, program.iree, strict=True)):
+            unbounded = next((s.why_unbounded for s in pack.slices
+                              if s.planned_size is None), None)
+            if unbounded is not None:
+                notes.append(f"{_arena_name(pack)}: left to IREE, a slice has no proven "
+                             f"size bound ({unbounded})")
+                continue
+            buffers = tuple(
+                BufferRequest(k, f"slice {k}",
+                              ip.align(s.planned_size, pack.config.range_alignment),
+                              s.start, s.end + 1, pack.config.offset_alignment,
+                              scope=pack.function, origin=pack.location,
+                              notes=() if s.size is not None else
+                              (f"runtime size planned at its proven bound {s.bound}",))
+                for k, s in enumerate(pack.slices))
+            runtime = None
+            if iree is not None and all(s.size is not None for s in pack.slices):
+                runtime = RuntimePlan("IREE LayoutSlices", dict(enumerate(iree.offsets)),
+                                      {_arena_name(pack): iree.total})
+            arenas.append((i, Arena(_arena_name(pack), buffers, pack.config.offset_alignment,
+                                    runtime)))
+            bounds[_arena_name(pack)] = lower_bound(pack_problem(
+                [s.planned_size for s in pack.slices], pack.slices, pack.config))
+        if not program.iree_reproduced:
+            notes.append("IREE's own layout differs from memplan's reproduction of it")
+        notes.append("arenas are IREE's stream.resource.pack ops (one per execution region), "
+                     "sizes rounded to IREE's range alignment")
+        source_state = {"program": program, "source": source, "index": dict(
+            (a.name, i) for i, a in arenas), "bounds": bounds, "written": {}}
+        return ModelView(path, self.name, tuple(a for _, a in arenas), tuple(notes),
+                         {}, source_state)
+
+    def notes(self, view: ModelView, sizes: dict[str, int], target: Any) -> tuple[str, ...]:
+        """The whole invocation's transient peak: IREE allocates each region's arena (and
+        any transient of its own) for the region's life, so arenas of regions alive at
+        once add up; the largest arena's bound binds every plan, across regions too."""
+        from . import program as ip
+
+        state = view.source
+        program = state["program"]
+        by_index = {i: name for name, i in state["index"].items()}
+        iree, ours = {}, {}
+        for i, (pack, layout) in enumerate(zip(program.packs, program.iree, strict=True)):
+            static = layout is not None and all(s.size is not None for s in pack.slices)
+            iree[(pack.function, pack.index)] = layout.total if static else None
+            name = by_index.get(i)
+            ours[(pack.function, pack.index)] = sizes.get(name) if name is not None \
+                else iree[(pack.function, pack.index)]
+        bound = max(state["bounds"].values(), default=0)
+        lines = []
+        for before, after in zip(ip.invocation_peaks(program.allocas, iree),
+                                 ip.invocation_peaks(program.allocas, ours), strict=True):
+            if after.iree is None:
+                lines.append(f"invocation @{before.function}: a transient of runtime size, "
+                             "no static peak")
+                continue
+            ratio = f" ({after.iree / bound:.3f}x)" if bound else ""
+            was = f"IREE {before.iree:,} B, " if before.iree is not None else ""
+            lines.append(f"invocation @{before.function}: transient peak {was}memplan "
+                         f"{after.iree:,} B{ratio} against a bound of {bound:,} B (the "
+                         "largest arena's); arenas are planned per region, not across them")
+        return tuple(lines)
+
+    def write(self, view: ModelView, offsets: Offsets) -> bytes:
+        from . import program as ip
+        from .layout import Layout
+
+        state = view.source
+        layouts = {}
+        for arena in view.arenas:
+            placed = offsets[arena.name]
+            ordered = tuple(placed[b.key] for b in arena.buffers)
+            total = max((o + (b.size or 0) for o, b in zip(ordered, arena.buffers,
+                                                            strict=True)), default=0)
+            pack = state["program"].packs[state["index"][arena.name]]
+            layouts[state["index"][arena.name]] = Layout(
+                ordered, ip.align(total, pack.config.range_alignment))
+        vmfb = ip.write_program(state["program"], layouts)
+        # See read_back: the offsets are kept by the bytes' hash.
+        state["written"][hashlib.sha256(vmfb).hexdigest()] = {
+            a.name: dict(offsets[a.name]) for a in view.arenas}
+        return vmfb
+
+    def read_back(self, view: ModelView, data: bytes) -> Offsets:
+        """NOT read from the `.vmfb`: the offsets written into the stream-level module
+        these bytes were compiled from (looked up by the bytes' hash). In a `.vmfb` the
+        offsets survive only as constants folded into the VM bytecode of the functions
+        that allocate and dispatch (IREE's compile propagates and combines them), and
+        memplan does not decode VM bytecode. What proves the `.vmfb` computes with the
+        plan is `--check-run` (outputs bit-identical to IREE's own compile; a plan with
+        overlapping live slices is caught: tests/test_iree_arena.py)."""
+        written = view.source["written"].get(hashlib.sha256(data).hexdigest())
+        if written is None:
+            raise InputError(view.path, "not a .vmfb this run wrote")
+        return written
+
+    def lower(self, view, planner):  # noqa: ANN001, ANN201 - not a hook front end
+        raise NotImplementedError
+
+    def original(self, view: ModelView) -> bytes:
+        from . import program as ip
+
+        state = view.source
+        program = state["program"]
+        if not program.target.runs_here:
+            raise InputError(view.path, f"--check-run: compiled for {program.target.device}, "
+                             "which this machine cannot run (without --check-run the .vmfb "
+                             "is written)")
+        runs, params = ip.run_inputs(program.entries, state["source"], view.path)
+        spec = {"entries": [dataclasses.asdict(r) for r in runs],
+                "parameters": [dataclasses.asdict(p) for p in params]}
+        bundle = io.BytesIO()
+        with zipfile.ZipFile(bundle, "w") as z:
+            z.writestr(_REFERENCE, ip.reference_vmfb(state["source"], view.path,
+                                                     program.target))
+            z.writestr(_SPEC, json.dumps(spec))
+        return bundle.getvalue()
+
+    def run(self, original: bytes, written: bytes, seed: int, progress: Progress) -> RunCheck:
+        from .compare import RunInput, RunParameter, run_pair
+
+        with zipfile.ZipFile(io.BytesIO(original)) as z:
+            reference = z.read(_REFERENCE)
+            spec = json.loads(z.read(_SPEC))
+        entries = [RunInput(e["function"], tuple((tuple(s), el) for s, el in e["shapes"]))
+                   for e in spec["entries"]]
+        params = [RunParameter(p["scope"], p["key"], tuple(p["shape"]), p["element"])
+                  for p in spec["parameters"]]
+        differences = run_pair(reference, written, entries, params, seed, progress)
+        return RunCheck(not differences, Measured(None), Measured(None), self.runtime)
+
+
+FRONT_END = IreeFrontEnd()

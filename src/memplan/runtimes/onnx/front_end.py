@@ -1,0 +1,58 @@
+"""ONNX graphs: one arena of activations, a report only (ONNX Runtime takes no plan from
+outside, so nothing is written and nothing is run). The graph is read by
+`model.py`; this module is the one place its tensors become `BufferRequest`s."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...buffers import Arena, BufferRequest
+from ...errors import InputError
+from ...plan.contract import ModelView, Offsets, ReadOptions
+
+ARENA = "arena"
+
+
+class OnnxFrontEnd:
+    name: ClassVar[str] = "onnx"
+    suffixes: ClassVar[tuple[str, ...]] = (".onnx",)
+    runtime: ClassVar[str] = "ONNX Runtime"
+    extra: ClassVar[str] = "onnx"
+    writes: ClassVar[str | None] = None
+    splits: ClassVar[bool] = False
+    plans_in_hook: ClassVar[bool] = False
+
+    def read(self, path: str, options: ReadOptions) -> ModelView:
+        from . import model as onnx_model
+
+        if options.write:
+            raise InputError(path, "ONNX Runtime takes no plan from outside: nothing to write "
+                             "(drop -o)")
+        model = onnx_model.load_onnx(path, dict(options.dims))
+        buffers = tuple(BufferRequest(t.key, t.name, t.size, t.start, t.end,
+                                      shares_with=t.shares_with) for t in model.tensors)
+        notes = ("report only: ONNX Runtime takes no outside plan",
+                 f"sizes rounded up to {onnx_model.ALIGNMENT} bytes (ONNX Runtime's CPU "
+                 "alignment)", *model.notes)
+        details = {t.key: {"dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes}
+                   for t in model.tensors}
+        return ModelView(path, self.name, (Arena(ARENA, buffers, onnx_model.ALIGNMENT),),
+                         notes, details, model)
+
+    def write(self, view: ModelView, offsets: Offsets) -> None:
+        return None
+
+    def read_back(self, view: ModelView, data: bytes) -> Offsets:
+        raise NotImplementedError("nothing is written for ONNX Runtime")
+
+    def lower(self, view, planner):  # noqa: ANN001, ANN201 - not a hook front end
+        raise NotImplementedError
+
+    def original(self, view: ModelView) -> bytes:
+        raise NotImplementedError("nothing is written for ONNX Runtime")
+
+    def run(self, original, written, seed, progress):  # noqa: ANN001, ANN201
+        raise NotImplementedError("nothing is written for ONNX Runtime")
+
+
+FRONT_END = OnnxFrontEnd()

@@ -1,0 +1,209 @@
+"""TFLite models on TensorFlow Lite Micro: one arena, the plan written back as TFLM's
+`OfflineMemoryAllocation` metadata, run under TFLM's Python interpreter.
+
+The model is read by `model.py` (TFLM's facts are documented there); this module
+is the one place its tensors become `BufferRequest`s. The runtime's own plan is TFLM's
+`GreedyMemoryPlanner` on TFLM's own view (no buffer shares bytes): largest first, ties
+in the reverse of the order buffers were added, each at the lowest offset where it fits.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...buffers import Arena, BufferRequest, RuntimePlan, share_groups
+from ...errors import InputError
+from ...pack import Buffer, Problem, Solution, lower_bound, validate
+from ...pack.heuristics import place_in_order
+from ...plan.contract import (
+    Measured,
+    ModelView,
+    Offsets,
+    Progress,
+    ReadOptions,
+    RunCheck,
+    RuntimeRefused,
+)
+from ...targets import Target
+from . import model as tfl
+from .scratch import KernelSet
+
+ARENA = "arena"
+
+
+class TfliteFrontEnd:
+    name: ClassVar[str] = "tflm"
+    suffixes: ClassVar[tuple[str, ...]] = (".tflite",)
+    runtime: ClassVar[str] = "TFLM's interpreter"
+    extra: ClassVar[str] = "tflite"
+    writes: ClassVar[str | None] = ".tflite"
+    splits: ClassVar[bool] = False  # one arena: TFLM cannot split tensors across memories
+    plans_in_hook: ClassVar[bool] = False
+    # TFLM places its scratch buffers and variables around an offline plan itself: a plan
+    # is kept only once TFLM has run it in no larger an arena than its own plan needs.
+    verify_writes: ClassVar[bool] = True
+
+    def read(self, path: str, options: ReadOptions) -> ModelView:
+        kernels, core = _kernels(path, options)
+        data = tfl.read_model_bytes(path)
+        model = tfl.parse_tflite(data, path, kernels, core)
+        if any(op.name == "CUSTOM:ethos-u" for op in model.ops):
+            # The NPU command stream addresses the input and output inside Vela's scratch
+            # area, at the offsets of Vela's own plan: another plan would break it.
+            raise InputError(path, "compiled by Vela (an ethos-u operator): its command "
+                             "stream relies on Vela's own arena plan; plan the model before Vela")
+        buffers = requests(model)
+        own_view = requests(model, in_place=False)
+        notes = ["TFLM plans variables and kernel scratch buffers itself, around this plan; "
+                 "its persistent data sits at the arena's other end"]
+        if kernels is KernelSet.CMSIS_NN:
+            notes.append(f"{len(model.scratch)} scratch buffer(s) of TFLM's CMSIS-NN kernels "
+                         f"built for {core} have room reserved in the plan; TFLM's Python "
+                         "interpreter runs the reference kernels, so no run here measures a "
+                         "CMSIS-NN build: the written model is checked, not run")
+        elif model.scratch:
+            notes.append(f"{len(model.scratch)} scratch buffer(s) of TFLM's reference kernels "
+                         "have room reserved in the plan (--kernels cmsis-nn: CMSIS-NN's)")
+        if model.shares:
+            notes.append(f"{len(model.shares)} RESHAPE output(s) share their input's bytes "
+                         "(TFLM's reshape copies nothing when the two addresses are equal)")
+        if model.offline_plan is not None:
+            notes.append("the input already had an OfflineMemoryAllocation plan; it is replaced")
+        details = {t.key: {"dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes}
+                   for t in model.planned()}
+        arena = Arena(ARENA, tuple(buffers), tfl.ALIGNMENT, greedy_plan(own_view, tfl.ALIGNMENT))
+        return ModelView(path, self.name, (arena,), tuple(notes), details, (data, model))
+
+    def notes(self, view: ModelView, sizes: dict[str, int], target: Target | None
+              ) -> tuple[str, ...]:
+        return tuple(_tflm_layouts(target, sizes.get(ARENA, 0)))
+
+    def write(self, view: ModelView, offsets: Offsets) -> bytes:
+        data, model = view.source
+        plan = [tfl.ONLINE] * len(model.tensors)
+        for key, off in offsets[ARENA].items():
+            if key < len(plan):  # the rest are scratch buffers: TFLM places them itself
+                plan[key] = off
+        return tfl.with_offline_plan(data, plan, view.path)
+
+    def read_back(self, view: ModelView, data: bytes) -> Offsets:
+        back = tfl.parse_tflite(data, view.path)
+        planned = {t.key for t in back.planned()}
+        return {ARENA: {k: off for k, off in enumerate(back.offline_plan or ())
+                        if k in planned and off != tfl.ONLINE}}
+
+    def lower(self, view, planner):  # noqa: ANN001, ANN201 - not a hook front end
+        raise NotImplementedError
+
+    def original(self, view: ModelView) -> bytes:
+        # The baseline is TFLM's own planner, not a plan the input may carry (which may
+        # be broken: all offsets 0, say).
+        return tfl.without_offline_plan(view.source[0], view.path)
+
+    def run(self, original: bytes, written: bytes, seed: int, progress: Progress) -> RunCheck:
+        """Both models under TFLM on the same random inputs: the smallest arena each
+        needs, what TFLM's recording allocator reports there, and the outputs."""
+        from . import interpreter as tflm
+
+        progress("original", "reading its inputs")
+        try:
+            inputs = tflm.random_inputs(original, seed)
+        except tflm.CannotRun as err:
+            raise RuntimeRefused("original", str(err)) from None
+        measured, outputs = [], []
+        for which, data in (("original", original), ("planned", written)):
+            try:
+                size = tflm.smallest_arena(
+                    data, inputs, trying=lambda n, w=which: progress(w, f"at arena {n} B"))
+            except tflm.CannotRun as err:
+                raise RuntimeRefused(which, str(err)) from None
+            progress(which, f"at arena {size} B")
+            outputs.append(tflm.run(data, size, inputs))
+            use = tflm.arena_use(data, size, inputs)
+            measured.append(Measured(size, {"head": use.head, "tail": use.tail}))
+        a, b = outputs
+        identical = (a.ok and b.ok and len(a.outputs) == len(b.outputs)
+                     and all(x.dtype == y.dtype and x.shape == y.shape and (x == y).all()
+                             for x, y in zip(a.outputs, b.outputs, strict=True)))
+        return RunCheck(identical, measured[0], measured[1], self.runtime)
+
+
+def requests(model: tfl.TfliteModel, *, in_place: bool = True) -> list[BufferRequest]:
+    """The planned tensors, then the scratch buffers (as TFLM adds them to its planner);
+    `in_place=False` is TFLM's own view, where nothing shares bytes."""
+    buffers = [
+        BufferRequest(t.key, t.name, t.size, t.first, t.last + 1,
+                      shares_with=model.shares.get(t.key) if in_place else None,
+                      origin=f"subgraph {t.subgraph} tensor {t.index}")
+        for t in model.planned()
+    ]
+    buffers += [
+        BufferRequest(len(model.tensors) + i, f"scratch of {op.name} #{op.index}",
+                      -(-nbytes // tfl.ALIGNMENT) * tfl.ALIGNMENT, op.scope, op.scope + 1,
+                      origin=f"subgraph {op.subgraph} operator {op.index}")
+        for i, (op, nbytes) in enumerate(model.scratch)
+    ]
+    return buffers
+
+
+def greedy_plan(buffers: list[BufferRequest], alignment: int) -> RuntimePlan:
+    """TFLM's GreedyMemoryPlanner on these buffers (in the order TFLM adds them)."""
+    groups = share_groups(buffers)
+    problem = Problem(tuple(
+        Buffer(g[0].name, min(b.start for b in g), max(b.end for b in g),
+               max(b.packed_size for b in g), alignment) for g in groups))
+    # TFLM fills its online buffers from the back of its list, so before sorting they are
+    # in reverse order; its ReverseSortInPlace swaps only on <, so it is stable: equal
+    # sizes stay in reverse order. Python's sort is stable too.
+    order = sorted(reversed(range(len(problem.buffers))), key=lambda i: -problem.buffers[i].size)
+    solution = Solution(tuple(place_in_order(problem, order, best_fit=False)), "tflm-greedy")
+    validate(problem, solution, check_capacity=False)
+    offsets = {b.key: off for g, off in zip(groups, solution.offsets, strict=True) for b in g}
+    return RuntimePlan("TFLM greedy", offsets, {ARENA: solution.peak(problem)},
+                       lower_bound=lower_bound(problem))
+
+
+def _tflm_layouts(target: Target | None, head: int) -> list[str]:
+    """The arena layouts TFLM can take on a target with several pools: one arena, or a
+    non-persistent arena (the planned head) apart from the persistent one
+    (`MicroAllocator::Create(persistent, non_persistent)`); never tensors split across
+    memories (tflite-micro issue 2627)."""
+    if target is None or len(target.pools) < 2:
+        return []
+    fast, slow = target.pools[0], target.pools[1]
+    if head <= fast.capacity:
+        return [f"TFLM layouts: one arena in {fast.name}, or the non-persistent arena "
+                f"({head} B, this plan) in {fast.name} and the persistent arena in "
+                f"{slow.name} (MicroAllocator::Create with two arenas)"]
+    return [f"the planned tensors need {head} B, more than {fast.name} ({fast.capacity} B): "
+            f"TFLM's non-persistent arena must go in {slow.name}; the split of tensors "
+            "across pools (--json) needs an allocator TFLM does not have"]
+
+
+FRONT_END = TfliteFrontEnd()
+
+
+def _kernels(path: str, options: ReadOptions) -> tuple[KernelSet, str | None]:
+    """The kernel set the firmware links, and for CMSIS-NN the core it is built for: the
+    option's, else the target's name when it names a Cortex-M core."""
+    from .cmsis_nn_sizes import UnknownCore, backend_for
+
+    try:
+        kernels = KernelSet(options.kernels)
+    except ValueError:
+        raise InputError("--kernels", f"unknown kernel set '{options.kernels}' (known: "
+                         f"{', '.join(k.value for k in KernelSet)})") from None
+    if kernels is KernelSet.REFERENCE:
+        return kernels, None
+    names = [options.core] if options.core else \
+        [options.target.name, options.target.name.split("+")[0]] if options.target else []
+    for name in names:
+        try:
+            backend_for(name)
+            return kernels, name
+        except UnknownCore:
+            continue
+    raise InputError(path, "CMSIS-NN's scratch sizes depend on the Cortex-M core: give "
+                     f"--core (e.g. cortex-m55){'' if options.core else ' or a Cortex-M --target'}"
+                     + (f"; '{options.core}' is not one" if options.core else ""))
+
