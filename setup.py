@@ -1,8 +1,8 @@
 """Install-time half of the build: compile memplan's kernels ahead of time.
 
 Everything else about the package is in pyproject.toml. The extension
-`memplan.pack._kernels` is made by numba's ahead-of-time compiler
-(src/memplan/pack/aot.py), not from C sources, and is optional: where it cannot
+`memplan.pack.kernels._kernels` is made by numba's ahead-of-time compiler
+(src/memplan/pack/kernels/aot.py), not from C sources, and is optional: where it cannot
 be built (no C compiler for the final link, say), the install goes on and
 memplan compiles the kernels with numba on first use instead.
 """
@@ -22,7 +22,7 @@ class BuildKernels(build_ext):
         target.parent.mkdir(parents=True, exist_ok=True)
         sys.path.insert(0, str(SRC))  # the sources being installed, not an older memplan
         try:
-            from memplan.pack.aot import build
+            from memplan.pack.kernels.aot import build
 
             build(target.parent, target.name)
         except Exception as err:  # noqa: BLE001 (any failure: fall back to the JIT)
@@ -33,6 +33,6 @@ class BuildKernels(build_ext):
 
 
 setup(
-    ext_modules=[Extension("memplan.pack._kernels", sources=[])],
+    ext_modules=[Extension("memplan.pack.kernels._kernels", sources=[])],
     cmdclass={"build_ext": BuildKernels},
 )

@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from memplan.pack import Buffer, Problem, Solution, lower_bound, plan, read_problem, validate
+from memplan.pack import Buffer, Problem, Solution, lower_bound, pack, read_problem, validate
 from memplan.report.table import format_table
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "minimalloc"
@@ -49,7 +49,7 @@ def greedy_row(path: Path, repeat: int) -> tuple:
     seconds = []
     for _ in range(repeat):
         started = time.perf_counter()
-        result = plan(problem)
+        result = pack(problem)
         seconds.append(time.perf_counter() - started)
     return (path.name, len(problem), result.lower_bound, problem.capacity, result.peak,
             round(result.ratio, 3), result.fits, result.strategy,
@@ -57,7 +57,7 @@ def greedy_row(path: Path, repeat: int) -> tuple:
 
 
 def timed_exact(problem: Problem, repeat: int, **options: object) -> tuple:
-    from memplan.pack.exact import solve_exact
+    from memplan.pack.search.exact import solve_exact
 
     seconds = []
     for _ in range(repeat):
@@ -113,7 +113,7 @@ def minimalloc_seconds(binary: Path, path: Path, problem: Problem, repeat: int,
 
 
 def warm_up_exact() -> float:
-    from memplan.pack.exact import solve_exact
+    from memplan.pack.search.exact import solve_exact
 
     started = time.perf_counter()
     # Two aligned buffers: the heuristics leave a gap, so the search must run.

@@ -18,10 +18,10 @@ in a shuffled order (`overlay-N-shuffled`, a fixed seed): the planner must not
 depend on the order of the file. With G-K present, the
 concatenations A+B, A+B+C+D and C+K+J are added.
 
-Columns: buffers; the lower bound; `memplan.pack.plan` (greedy, ten
+Columns: buffers; the lower bound; `memplan.pack.pack` (greedy, ten
 strategies) peak and seconds, median of N runs (wall and CPU: the machine is
-shared, CPU time is the steadier figure); `plan_exact(minimize=True,
-time_limit=S)` peak, status and seconds (one run; the limit covers the whole
+shared, CPU time is the steadier figure); `pack(problem, PackOptions(minimize=True,
+time_limit=S))` peak, status and seconds (one run; the limit covers the whole
 call); the ratio of that peak to the bound; the known optimum where there is
 one. Then, for A-K and the concatenations, the exact solver fitting capacity
 1048576, median of N, beside the sum of the parts' medians. With --minimalloc
@@ -39,8 +39,7 @@ import sys
 import time
 from pathlib import Path
 
-from memplan.pack import Buffer, Problem, lower_bound, plan, read_problem
-from memplan.pack.planner import plan_exact
+from memplan.pack import Buffer, PackOptions, Problem, lower_bound, pack, read_problem
 from memplan.report.table import format_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -136,12 +135,12 @@ def row(name: str, problem: Problem, known: int | None, args: argparse.Namespace
         # A new Problem each time: the planner keeps the last problem's columns and runs.
         fresh = Problem(problem.buffers, problem.capacity)
         started, started_cpu = time.perf_counter(), time.process_time()
-        greedy = plan(fresh)
+        greedy = pack(fresh)
         wall.append(time.perf_counter() - started)
         cpu.append(time.process_time() - started_cpu)
     problem = Problem(problem.buffers, problem.capacity)
     started = time.perf_counter()
-    improved = plan_exact(problem, minimize=True, time_limit=args.budget)
+    improved = pack(problem, PackOptions(minimize=True, time_limit=args.budget))
     improved_seconds = time.perf_counter() - started
     bound = lower_bound(problem)
     return (name, len(problem.buffers), bound, greedy.peak, round(statistics.median(wall), 2),
@@ -156,7 +155,7 @@ FIT_HEADERS = ("instance", "buffers", "fit status", "fit s", "fit cpu s", "sum o
 def fit_rows(fits: list[tuple[str, Problem]], args: argparse.Namespace) -> list[tuple]:
     """The exact solver fitting capacity 1048576 (`memplan pack FILE --exact`), median of N;
     a concatenation beside the sum of its parts' medians."""
-    from memplan.pack.exact import solve_exact
+    from memplan.pack.search.exact import solve_exact
 
     seconds: dict[str, float] = {}
     rows = []
@@ -193,8 +192,8 @@ def main() -> int:
     args.sizes = [int(s) for s in args.sizes.split(",") if s]
     args.only = {s for s in args.only.split(",") if s}
     # Load (or compile) the compiled code before anything is timed.
-    plan(concatenate([Problem([Buffer("a", 0, 2, 3), Buffer("b", 1, 3, 2)])] * 300))
-    plan_exact(Problem([Buffer("a", 0, 2, 3, 4), Buffer("b", 1, 3, 3, 4)]), minimize=True)
+    pack(concatenate([Problem([Buffer("a", 0, 2, 3), Buffer("b", 1, 3, 2)])] * 300))
+    pack(Problem([Buffer("a", 0, 2, 3, 4), Buffer("b", 1, 3, 3, 4)]), PackOptions(minimize=True))
     rows = []
     for name, problem, known in instances(args):
         rows.append(row(name, problem, known, args))

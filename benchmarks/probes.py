@@ -56,8 +56,8 @@ def probe_row(decider, problem, units: int, grain: int, seeds: int, nodes: int,
 
 
 def main() -> int:
-    from memplan.pack.decide import Decider
-    from memplan.pack.exact import peak_grain
+    from memplan.pack.search.decide import Decider
+    from memplan.pack.search.exact import peak_grain
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", type=Path)

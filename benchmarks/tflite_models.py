@@ -26,8 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from memplan.pack import Buffer, Problem, lower_bound
-from memplan.pack.planner import plan_exact
+from memplan.pack import Buffer, PackOptions, Problem, lower_bound, pack
 from memplan.plan.contract import ReadOptions
 from memplan.plan.driver import RunFailure, check_run, plan_model
 from memplan.report.table import format_table
@@ -108,7 +107,7 @@ def vela_rows(paths: list[Path], time_limit: float) -> list[tuple]:
                                  "", "", "", "", ""))
                     continue
                 problem = Problem(buffers)
-                ours = plan_exact(problem, minimize=True, time_limit=time_limit)
+                ours = pack(problem, PackOptions(minimize=True, time_limit=time_limit))
                 rows.append((path.stem, allocator, total, len(buffers), lower_bound(problem),
                              peak, ours.peak, ours.status))
             print(f"  {path.stem}: vela done", file=sys.stderr)

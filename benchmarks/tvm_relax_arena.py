@@ -87,10 +87,10 @@ def main() -> None:
             run = "identical" if result.identical else "DIFFERENT"
         ws = memory.workspace
         for fm, arena, seconds in rows:
-            bound = arena.plan.proven_bound
+            bound = arena.plan.proven_bound or arena.plan.lower_bound  # None: no search
             print(f"{name:<13} {fm.name:<9} {len(fm.tensors):>7} {bound:>10,} "
                   f"{fm.tvm_bytes:>10,} {arena.size:>10,} {fm.tvm_bytes / bound:>9.3f} "
-                  f"{arena.plan.proof.value:>8} {seconds:>6.1f} "
+                  f"{arena.plan.status.value:>8} {seconds:>6.1f} "
                   f"{ws.bytes if ws else 0:>10,} {run:>10}")
         if ws:
             print(f"{'':<13} largest kernel workspace: {ws.function} "

@@ -1,4 +1,4 @@
-"""Run the window bound (memplan.pack.windows) on its own, round by round.
+"""Run the window bound (memplan.pack.search.windows) on its own, round by round.
 
     python benchmarks/window_bound.py FILE.csv [--seconds S] [--first-budget N]
 
@@ -24,9 +24,9 @@ HEADERS = ("node budget", "bound", "grains", "packed at the bound", "waiting", "
 
 
 def main() -> int:
-    from memplan.pack.decide import load_search
-    from memplan.pack.exact import peak_grain
-    from memplan.pack.windows import WindowBound
+    from memplan.pack.search.decide import load_search
+    from memplan.pack.search.exact import peak_grain
+    from memplan.pack.search.windows import WindowBound
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", type=Path)

@@ -3,7 +3,7 @@
     python benchmarks/windows.py FILE.csv --target UNITS [--time-limit S] A-B [A-B ...]
 
 A window A-B keeps the buffers live in any of sections A..B-1 (sections as in
-memplan.pack.sections: one per distinct end time). Every plan of the whole
+memplan.pack.search.sections: one per distinct end time). Every plan of the whole
 instance is a plan of the window, so a window proven infeasible at a target
 proves the whole instance infeasible there: a lower bound the live-bytes bound
 does not see. A window that packs at the target says that this window cannot
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from memplan.pack import Problem, read_problem
-from memplan.pack.sections import Sweep, sweep
+from memplan.pack.search.sections import Sweep, sweep
 from memplan.report.table import format_table
 
 HEADERS = ("window", "buffers", "target", "status", "seconds", "nodes")
@@ -29,7 +29,7 @@ def window(problem: Problem, sections: Sweep, lo: int, hi: int, capacity: int) -
 
 
 def main() -> int:
-    from memplan.pack.exact import peak_grain, solve_exact
+    from memplan.pack.search.exact import peak_grain, solve_exact
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", type=Path)

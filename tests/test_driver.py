@@ -13,8 +13,7 @@ import pytest
 
 from memplan.buffers import Arena, BufferRequest
 from memplan.errors import InputError
-from memplan.pack import Buffer, Problem, validate
-from memplan.pack.solve import Proof, solve
+from memplan.pack import Buffer, PackOptions, PlanStatus, Problem, pack, validate
 from memplan.plan import entry_for, front_end
 from memplan.plan.contract import ReadOptions
 from memplan.plan.driver import PlanCheckError, check_written, plan_arena, plan_model
@@ -39,30 +38,36 @@ def test_the_registry_finds_by_suffix_and_runtime_and_imports_lazily():
     assert front_end("m.onnx").name == "onnx"
 
 
-def test_solve_labels_the_proof_once(minimalloc_dir):
+def _keep_best(problem, time_limit, incumbents=None):
+    """As the driver packs an arena."""
+    return pack(problem, PackOptions(exact=bool(time_limit), time_limit=time_limit,
+                                     incumbents=incumbents or {}))
+
+
+def test_the_driver_packing_labels_the_proof_once(minimalloc_dir):
     from memplan.pack import read_problem
 
     # at the bound: nothing is lower
-    easy = solve(Problem((Buffer("a", 0, 2, 8), Buffer("b", 1, 3, 8))), time_limit=5.0)
-    assert easy.proof is Proof.AT_BOUND and easy.result.peak == 16
+    easy = _keep_best(Problem((Buffer("a", 0, 2, 8), Buffer("b", 1, 3, 8))), 5.0)
+    assert easy.status is PlanStatus.AT_BOUND and easy.peak == 16
     # two 3-byte buffers aligned to 4, live together: 6 bytes live, 7 needed, proven
     aligned = Problem((Buffer("a", 0, 2, 3, 4), Buffer("b", 0, 2, 3, 4)))
-    exact, quick = solve(aligned, time_limit=5.0), solve(aligned, time_limit=None)
-    assert exact.result.lower_bound == 6 and exact.result.peak == exact.proven_bound == 7
-    assert exact.proof is Proof.OPTIMAL and quick.proof is Proof.HEURISTIC
+    exact, quick = _keep_best(aligned, 5.0), _keep_best(aligned, None)
+    assert exact.lower_bound == 6 and exact.peak == exact.proven_bound == 7
+    assert exact.status is PlanStatus.OPTIMAL and quick.status is PlanStatus.HEURISTIC
     # minimalloc's D: the exact search cannot close the gap in a second
-    hard = solve(read_problem(minimalloc_dir / "D.1048576.csv"), time_limit=1.0)
-    assert hard.proof is Proof.GAP
-    assert hard.result.lower_bound <= hard.proven_bound < hard.result.peak
-    validate(hard.result.problem, hard.result.solution, check_capacity=False)
+    hard = _keep_best(read_problem(minimalloc_dir / "D.1048576.csv"), 1.0)
+    assert hard.status is PlanStatus.GAP
+    assert hard.lower_bound <= hard.proven_bound < hard.peak
+    validate(hard.problem, hard.solution, check_capacity=False)
 
 
 def test_an_incumbent_is_kept_only_when_lower_and_must_be_valid():
     problem = Problem((Buffer("a", 0, 2, 8), Buffer("b", 1, 3, 8)))
-    worse = solve(problem, incumbents={"runtime": (16, 0)}, time_limit=None)
-    assert worse.chosen == "memplan" and worse.result.peak == 16
+    worse = _keep_best(problem, None, {"runtime": (16, 0)})
+    assert worse.chosen == "memplan" and worse.peak == 16
     with pytest.raises(Exception, match="overlap"):
-        solve(problem, incumbents={"runtime": (0, 0)}, time_limit=None)
+        _keep_best(problem, None, {"runtime": (0, 0)})
 
 
 def _two_pools(fast: int) -> Target:

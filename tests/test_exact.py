@@ -10,11 +10,20 @@ from brute import brute_force_peak
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memplan.pack import Buffer, Problem, Solution, lower_bound, read_problem, validate
-from memplan.pack.decide import Decider
-from memplan.pack.exact import ExactResult, solve_exact
-from memplan.pack.heuristics import pack_heuristic
-from memplan.pack.planner import plan_exact
+from memplan.pack import (
+    Buffer,
+    PackOptions,
+    PlanStatus,
+    Problem,
+    Solution,
+    lower_bound,
+    pack,
+    read_problem,
+    validate,
+)
+from memplan.pack.greedy.heuristics import pack_heuristic
+from memplan.pack.search.decide import Decider
+from memplan.pack.search.exact import ExactResult, solve_exact
 
 DATA = Path(__file__).parent / "data" / "minimalloc"
 
@@ -126,10 +135,11 @@ def test_bad_time_limit_is_refused() -> None:
         solve_exact(Problem([buf("a", 0, 1, 1)], 1), time_limit=-1)
 
 
-def test_plan_exact_reports_status_and_bound() -> None:
+def test_the_search_reports_status_and_bound() -> None:
     problem = read_problem(DATA / "example.12.csv")
-    result = plan_exact(problem, minimize=True)
-    assert result.status == "optimal" and result.proven_bound == result.peak == 12
+    result = pack(problem, PackOptions(minimize=True))
+    # 12 bytes are live at once: the plan is at that bound, which the search proves too
+    assert result.status is PlanStatus.AT_BOUND and result.proven_bound == result.peak == 12
     assert result.fits
 
 

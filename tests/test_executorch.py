@@ -15,13 +15,13 @@ pytest.importorskip("executorch")
 from executorch.exir.tensor import TensorSpec  # noqa: E402
 
 from memplan.cli import main  # noqa: E402
+from memplan.pack import PlanStatus  # noqa: E402
 from memplan.report.json_schema import plan_json_problems  # noqa: E402
 from memplan.runtimes.executorch.front_end import memplan_planner  # noqa: E402
 from memplan.runtimes.executorch.planning import (  # noqa: E402
     ArenaPool,
     MemplanAlgorithm,
     PlanningError,
-    Proof,
 )
 from memplan.runtimes.executorch.program import (  # noqa: E402
     Planner,
@@ -89,7 +89,7 @@ def test_packs_at_the_lower_bound_where_executorch_greedy_does_not():
     algo, result = plan(specs)
     assert_sound(specs, result)
     assert result.bufsizes == [0, 176] and theirs == [0, 256]
-    assert algo.top_arenas[0].proof is Proof.AT_BOUND
+    assert algo.top_arenas[0].proof is PlanStatus.AT_BOUND
     assert algo.top_arenas[0].lower_bound == 176
 
 
@@ -251,7 +251,7 @@ def test_memplan_plan_runs_bit_identically_and_is_no_larger(exported, greedy):
     assert ours.total <= greedy.total
     assert sorted(t.bytes for t in ours.tensors) == sorted(t.bytes for t in greedy.tensors)
     for arena in ours.arenas:
-        assert arena.proof in (Proof.AT_BOUND, Proof.OPTIMAL)
+        assert arena.proof in (PlanStatus.AT_BOUND, PlanStatus.OPTIMAL)
     assert ours.total == ours.arenas[0].lower_bound  # these graphs' bounds are reachable
     inputs = random_inputs(exported, seed=3)
     for given in (inputs, [-t for t in inputs]):  # both branches of a `cond`

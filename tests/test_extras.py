@@ -17,7 +17,7 @@ EXAMPLES = REPO / "examples"
 
 # Every library of every extra, and the kernels built at install (to reach the numba path).
 ALL_OPTIONAL = ("iree", "tflite_micro", "onnx", "executorch", "torch", "tvm", "matplotlib",
-                "numba", "llvmlite", "memplan.pack._kernels")
+                "numba", "llvmlite", "memplan.pack.kernels._kernels")
 
 CHILD = """
 import sys

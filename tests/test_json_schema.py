@@ -26,10 +26,10 @@ def test_pack_json_follows_its_schema(options, capsys):
 
 def test_the_checker_catches_what_breaks_a_schema():
     schema = load_schema("pack")
-    broken = {"schema": "memplan.pack", "schema_version": 2, "buffers": [{"id": 3}],
+    broken = {"schema": "memplan.pack", "schema_version": 3, "buffers": [{"id": 3}],
               "peak": -1, "fits": "yes"}
     found = "\n".join(problems(broken, schema))
-    for text in ("schema_version: 2 is not 1", "'lower_bound' is missing",
+    for text in ("schema_version: 3 is not 2", "'lower_bound' is missing",
                  "buffers[0].id: 3 is not of type", "buffers[0]: 'offset' is missing",
                  "peak: -1 is below 0", "fits: 'yes' is not of type"):
         assert text in found

@@ -14,19 +14,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_pack_scale import problems
 
-from memplan.pack import dfs, greedy_core, kernels, sweep_check
+from memplan.pack import kernels, sweep_check
 from memplan.pack.arrays import problem_arrays
 from memplan.pack.csvio import read_problem
-from memplan.pack.decide import Decider, _Search
-from memplan.pack.heuristics import ORDERS, pack_heuristic
+from memplan.pack.greedy import greedy_core
+from memplan.pack.greedy.heuristics import ORDERS, pack_heuristic
 from memplan.pack.problem import Problem
+from memplan.pack.search import dfs
+from memplan.pack.search.decide import Decider, _Search
 
 DATA = Path(__file__).parent / "data"
 
 
 def _extension():
     try:
-        from memplan.pack import _kernels
+        from memplan.pack.kernels import _kernels
     except ImportError:
         pytest.skip("the kernels were not compiled ahead of time at install (no C compiler?)")
     return _kernels
@@ -36,7 +38,7 @@ def test_the_kernels_compiled_at_install_are_the_ones_used():
     compiled = _extension()
     assert compiled.source_digest() == kernels.source_digest(), (
         "the kernels' sources changed since the extension was built: "
-        "run `python -m memplan.pack.aot` (or reinstall)")
+        "run `python -m memplan.pack.kernels.aot` (or reinstall)")
     assert kernels.backend() == kernels.Backend.AHEAD_OF_TIME
     assert kernels.search_partition is compiled.search_partition
 

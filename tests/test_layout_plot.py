@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.collections import PatchCollection
 
-from memplan.pack import Buffer, Problem, plan
+from memplan.pack import Buffer, Problem, pack
 from memplan.report.layout_plot import draw_layout, reference_lines
 
 
@@ -14,7 +14,7 @@ def legend_labels(figure) -> list[str]:
 
 
 def test_bound_line_stays_visible_when_the_peak_reaches_it():
-    result = plan(Problem([Buffer("a", 0, 2, 8), Buffer("b", 2, 4, 8)], capacity=16))
+    result = pack(Problem([Buffer("a", 0, 2, 8), Buffer("b", 2, 4, 8)], capacity=16))
     assert result.peak == result.lower_bound == 8
     assert [label for _, label, _ in reference_lines(result)] == [
         "lower bound = peak 8", "capacity 16"]
@@ -26,7 +26,7 @@ def test_bound_line_stays_visible_when_the_peak_reaches_it():
 
 
 def test_sub_pixel_buffers_are_drawn_and_named():
-    result = plan(Problem([Buffer("big", 0, 10, 1_000_000), Buffer("tiny", 0, 10, 1),
+    result = pack(Problem([Buffer("big", 0, 10, 1_000_000), Buffer("tiny", 0, 10, 1),
                            Buffer("blip", 3, 4, 500_000)]))
     figure = draw_layout(result)
     try:
@@ -42,7 +42,7 @@ def test_sub_pixel_buffers_are_drawn_and_named():
 
 
 def test_live_bytes_have_their_own_panel():
-    result = plan(Problem([Buffer("a", 0, 4, 8), Buffer("b", 2, 6, 4)]))
+    result = pack(Problem([Buffer("a", 0, 4, 8), Buffer("b", 2, 6, 4)]))
     figure = draw_layout(result)
     try:
         layout, live = figure.axes

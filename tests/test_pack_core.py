@@ -12,11 +12,11 @@ from memplan.pack import (
     Problem,
     Solution,
     lower_bound,
-    plan,
+    pack,
     validate,
     violations,
 )
-from memplan.pack.heuristics import all_strategies, run_strategy
+from memplan.pack.greedy.heuristics import all_strategies, run_strategy
 
 
 def B(id, start, end, size, alignment=1, offset=None):  # noqa: N802 - reads like a table row
@@ -81,7 +81,7 @@ def test_validator_can_ignore_capacity():
 def test_minimalloc_example_reaches_bound():
     problem = Problem([B("b1", 0, 3, 4), B("b2", 3, 9, 4), B("b3", 0, 9, 4),
                        B("b4", 9, 21, 4), B("b5", 0, 21, 4)], capacity=12)
-    result = plan(problem)
+    result = pack(problem)
     assert result.peak == result.lower_bound == 12
     assert result.fits is True
 
@@ -114,7 +114,7 @@ def test_best_fit_uses_the_smallest_gap():
 
 
 def test_plan_on_empty_problem():
-    result = plan(Problem([]))
+    result = pack(Problem([]))
     assert result.peak == 0 and result.lower_bound == 0
 
 
@@ -122,7 +122,7 @@ def test_heuristics_on_shared_instances_are_valid_and_above_bound(minimalloc_dir
     from memplan.pack import read_problem
 
     for path in sorted(minimalloc_dir.glob("*.csv")):
-        result = plan(read_problem(path))
+        result = pack(read_problem(path))
         validate(result.problem, result.solution, check_capacity=False)
         assert result.peak >= result.lower_bound
 
@@ -179,7 +179,7 @@ def test_heuristics_reach_known_optimum_on_time_disjoint_columns(case):
     # Every column is independent in time, so stacking by size inside a column is
     # optimal; a best-fit packer must find it.
     problem, optimum = case
-    result = plan(problem)
+    result = pack(problem)
     assert lower_bound(problem) == optimum
     assert result.peak == optimum
 
@@ -196,7 +196,7 @@ def nested_problems(draw):
 @given(nested_problems())
 @settings(max_examples=100, deadline=None)
 def test_heuristics_reach_sum_when_everything_overlaps(problem):
-    assert plan(problem).peak == sum(b.size for b in problem.buffers) == lower_bound(problem)
+    assert pack(problem).peak == sum(b.size for b in problem.buffers) == lower_bound(problem)
 
 
 @st.composite
@@ -216,4 +216,4 @@ def test_equal_sizes_reach_bound(problem):
     # Equal sizes make packing interval-graph colouring, which first fit in start
     # order solves optimally (interval graphs are perfect): the bound is reached.
     assert run_strategy(problem, "start", "first-fit").peak(problem) == lower_bound(problem)
-    assert plan(problem).peak == lower_bound(problem)
+    assert pack(problem).peak == lower_bound(problem)

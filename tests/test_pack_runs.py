@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from memplan.pack import Buffer, Problem, read_problem, validate
-from memplan.pack.exact import solve_exact
-from memplan.pack.layers import by_name, by_runs, find_layers
-from memplan.pack.runs import program_runs
+from memplan.pack.search.exact import solve_exact
+from memplan.pack.search.layers import by_name, by_runs, find_layers
+from memplan.pack.search.runs import program_runs
 
 FOLDER = Path(__file__).parent / "data" / "minimalloc"
 LETTERS = "ABCDEF"

@@ -17,14 +17,14 @@ from memplan.pack import (
     Problem,
     Solution,
     lower_bound,
-    plan,
+    pack,
     read_problem,
     validate,
     violations,
 )
 from memplan.pack.arrays import problem_arrays
-from memplan.pack.greedy_core import place_in_order as place_compiled
-from memplan.pack.heuristics import ORDERS, place_by_scan
+from memplan.pack.greedy.greedy_core import place_in_order as place_compiled
+from memplan.pack.greedy.heuristics import ORDERS, place_by_scan
 from memplan.pack.sweep_check import overlapping_pairs
 from memplan.pack.validate import _overlaps
 
@@ -122,8 +122,8 @@ def test_large_plans_are_checked_by_the_compiled_sweep():
 @given(problems(max_buffers=30), st.integers(0, 3))
 @settings(max_examples=60, deadline=None)
 def test_improvement_never_raises_the_peak_and_stays_valid(problem, rounds):
-    from memplan.pack.heuristics import pack_heuristic
-    from memplan.pack.improve import improve
+    from memplan.pack.greedy.heuristics import pack_heuristic
+    from memplan.pack.greedy.improve import improve
 
     start = pack_heuristic(problem)
     # A deadline already passed still returns a checked plan; later ones allow rounds.
@@ -149,7 +149,7 @@ def concatenations(draw):
 @given(concatenations())
 @settings(max_examples=40, deadline=None)
 def test_partitions_are_solved_apart_and_the_peak_is_the_highest_part(case):
-    from memplan.pack.exact import solve_exact
+    from memplan.pack.search.exact import solve_exact
 
     whole, parts = case
     result = solve_exact(whole, minimize=True, time_limit=60)
@@ -166,8 +166,8 @@ def test_a_repeated_part_has_one_signature_whatever_the_order_of_its_buffers(par
     # Copies of one part in time, the whole list shuffled: still one part
     # signature (identical parts share one solve), and the plan merged back
     # from that shared solve is valid for every copy.
-    from memplan.pack.exact import solve_exact
-    from memplan.pack.parts import split
+    from memplan.pack.greedy.parts import split
+    from memplan.pack.search.exact import solve_exact
 
     if any(b.offset is not None for b in part.buffers):
         part = Problem([Buffer(b.id, b.start, b.end, b.size, b.alignment) for b in part.buffers])
@@ -184,20 +184,19 @@ def test_a_repeated_part_has_one_signature_whatever_the_order_of_its_buffers(par
 
 
 def test_time_limit_bounds_the_whole_run():
-    from memplan.pack import read_problem
-    from memplan.pack.planner import plan_exact
+    from memplan.pack import PackOptions, read_problem
 
     problem = read_problem(HARD)
-    plan_exact(Problem([Buffer("a", 0, 2, 3, 4), Buffer("b", 1, 3, 3, 4)]), minimize=True)
+    pack(Problem([Buffer("a", 0, 2, 3, 4), Buffer("b", 1, 3, 3, 4)]), PackOptions(minimize=True))
     for limit in (0.0, 0.5, 2.0):  # whatever the limit, a valid plan (timing: benchmarks)
-        result = plan_exact(problem, minimize=True, time_limit=limit)
+        result = pack(problem, PackOptions(minimize=True, time_limit=limit))
         validate(problem, result.solution, check_capacity=False)
     # Given time for the greedy start, the search only ever lowers its peak.
-    assert result.peak <= plan(problem).peak
+    assert result.peak <= pack(problem).peak
 
 
 def test_numba_without_a_cache_directory_falls_back_with_a_note(monkeypatch, capsys):
-    import memplan.pack.jit as jit
+    import memplan.pack.kernels.jit as jit
 
     calls = []
 
@@ -225,7 +224,7 @@ def test_a_one_byte_grain_does_not_make_the_bound_creep():
     # optimum (a on top of the pin) is half again the bound. Proving it takes a
     # few dozen halvings; asking the bound first every time raised it one byte
     # per proof and never finished.
-    from memplan.pack.exact import solve_exact
+    from memplan.pack.search.exact import solve_exact
 
     problem = Problem([Buffer("a", 0, 4, 2**40), Buffer("b", 1, 5, 1, offset=2**39 + 1),
                        Buffer("c", 2, 6, 7), Buffer("d", 3, 7, 3), Buffer("e", 0, 7, 1000, 8)])
@@ -235,7 +234,7 @@ def test_a_one_byte_grain_does_not_make_the_bound_creep():
 
 
 def test_areas_past_int64_keep_their_order():
-    from memplan.pack.decide import _areas
+    from memplan.pack.search.decide import _areas
 
     sizes = np.array([2**40, 2**40, 3, 2**39], dtype=np.int64)
     widths = np.array([2**40, 2**39, 5, 2**40], dtype=np.int64)
@@ -253,7 +252,7 @@ def test_a_large_part_is_improved_and_reports_progress():
     # bound, and reordering reaches it within a few runs (0.05 s here when idle).
     import random
 
-    from memplan.pack.planner import plan_exact
+    from memplan.pack import PackOptions
 
     rng = random.Random(0)
     buffers = []
@@ -265,18 +264,19 @@ def test_a_large_part_is_improved_and_reports_progress():
         buffers.append(Buffer(f"b{i}", start, end, size))
     problem = Problem(buffers)
     heard = []
-    result = plan_exact(problem, minimize=True, time_limit=20.0,
-                        on_progress=lambda peak, bound: heard.append((peak, bound)))
+    result = pack(problem, PackOptions(
+        minimize=True, time_limit=20.0,
+        on_progress=lambda peak, bound: heard.append((peak, bound))))
     validate(problem, result.solution, check_capacity=False)
     assert all(peak >= bound for peak, bound in heard)
-    assert result.peak < heard[0][0] == plan(problem).peak  # below the greedy start
+    assert result.peak < heard[0][0] == pack(problem).peak  # below the greedy start
     assert heard[-1][0] == result.peak
 
 
 @given(concatenations(), st.integers(0, 400))
 @settings(max_examples=40, deadline=None)
 def test_a_capacity_fits_the_whole_exactly_when_it_fits_every_part(case, capacity):
-    from memplan.pack.exact import solve_exact
+    from memplan.pack.search.exact import solve_exact
 
     whole, parts = case
     result = solve_exact(whole, capacity=capacity, time_limit=60)
@@ -306,7 +306,7 @@ def test_a_question_asked_again_resumes_where_it_paused():
     # unknown twice, then without one, it costs the same nodes and gives the same
     # plan as one question without a budget.
     from memplan.pack import read_problem
-    from memplan.pack.decide import Decider
+    from memplan.pack.search.decide import Decider
 
     problem = read_problem(HARD)
     once = Decider(problem).decide(1048576)
@@ -323,7 +323,7 @@ def test_a_question_asked_again_resumes_where_it_paused():
 def test_parts_minimised_under_any_limit_never_end_above_the_greedy_start(case, limit):
     # The first progress report is the greedy start (under a limit of 0 only the
     # first strategy runs); every later one, and the result, is no higher.
-    from memplan.pack.exact import solve_exact
+    from memplan.pack.search.exact import solve_exact
 
     whole, _ = case
     heard = []
@@ -341,7 +341,7 @@ def test_a_part_above_the_floor_is_only_fitted_to_it():
     # A (optimum 1048576 = its bound) it need only fit 1048576: the whole is
     # proven optimal without proving anything about D alone.
     from memplan.pack import read_problem
-    from memplan.pack.exact import solve_exact
+    from memplan.pack.search.exact import solve_exact
 
     a = read_problem(HARD.parent / "minimalloc" / "A.1048576.csv")
     d = read_problem(HARD)
@@ -359,8 +359,8 @@ def test_a_part_that_cannot_reach_the_floor_does_not_hold_the_others_back():
     # take turns under node budgets: A's part reaches the floor and D's is
     # lowered, where solving D first would spend the whole limit on it.
     from memplan.pack import read_problem
-    from memplan.pack.exact import solve_exact
-    from memplan.pack.heuristics import pack_heuristic
+    from memplan.pack.greedy.heuristics import pack_heuristic
+    from memplan.pack.search.exact import solve_exact
 
     a = read_problem(HARD.parent / "minimalloc" / "A.1048576.csv")
     d = read_problem(HARD)
@@ -389,9 +389,9 @@ def test_two_programs_listed_one_after_the_other_are_packed_as_two_layers():
     # stacked plan peaks at the sum of the two programs' optima.
     import random
 
-    from memplan.pack.exact import _layered, solve_exact
-    from memplan.pack.heuristics import pack_heuristic
-    from memplan.pack.layers import split_point
+    from memplan.pack.greedy.heuristics import pack_heuristic
+    from memplan.pack.search.exact import _layered, solve_exact
+    from memplan.pack.search.layers import split_point
 
     rng = random.Random(1)
 
@@ -412,7 +412,7 @@ def test_two_programs_listed_one_after_the_other_are_packed_as_two_layers():
 
 
 def test_pinned_buffers_are_never_stacked():
-    from memplan.pack.layers import split_point
+    from memplan.pack.search.layers import split_point
 
     # As above, but one buffer of the first program is pinned: moving the upper
     # layer could move a pin, so no split is offered.
@@ -427,7 +427,7 @@ def test_a_part_with_a_coarser_grain_than_the_floor_is_still_lowered_or_proven()
     """The floor (129: the other part's bound) is not a multiple of this part's
     grain (16); the part at 144 must be asked for 128, not for 144 (the floor
     rounded up, which it already had): that looped until the time limit."""
-    from memplan.pack.exact import solve_exact
+    from memplan.pack.search.exact import solve_exact
 
     coarse = [Buffer("c0", 0, 27, 32, 64), Buffer("c1", 0, 1, 80, 64)]
     fine = [Buffer("f0", 30, 31, 128, 1), Buffer("f1", 30, 31, 1, 1)]
@@ -452,9 +452,9 @@ def test_programs_named_apart_on_one_time_axis_are_stacked_as_layers():
     # side-by-side instance of benchmarks/pack_scale.py, cut to six): nothing
     # splits in time and the greedy plan is far above six times 1 MiB, which
     # each program alone fits, so stacked they fit it.
-    from memplan.pack.exact import solve_exact
-    from memplan.pack.heuristics import pack_heuristic
-    from memplan.pack.layers import by_name
+    from memplan.pack.greedy.heuristics import pack_heuristic
+    from memplan.pack.search.exact import solve_exact
+    from memplan.pack.search.layers import by_name
 
     folder = Path(__file__).parent / "data" / "minimalloc"
     programs = [[Buffer(f"{k}{b.id}", b.start, b.end, b.size, b.alignment)
@@ -473,7 +473,7 @@ def test_programs_named_apart_on_one_time_axis_are_stacked_as_layers():
 def test_programs_that_never_meet_or_have_no_names_are_not_layers():
     import random
 
-    from memplan.pack.layers import by_name
+    from memplan.pack.search.layers import by_name
 
     rng = random.Random(4)
     side_by_side = [b for k in range(5) for b in _striped(rng, [64] * 10, 64, 220, f"p{k}_")]

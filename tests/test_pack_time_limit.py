@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memplan.cli import main
-from memplan.pack import Buffer, Problem, heuristics, plan, validate
-from memplan.pack.planner import plan_exact
+from memplan.pack import Buffer, PackOptions, Problem, pack, validate
+from memplan.pack.greedy import heuristics
 
 
 @st.composite
@@ -40,7 +40,7 @@ def programs(draw):
 
 def _greedy_peak(problem: Problem) -> int:
     # A fresh Problem: the greedy runs of the last problem are cached by identity.
-    return plan(Problem(problem.buffers, problem.capacity)).peak
+    return pack(Problem(problem.buffers, problem.capacity)).peak
 
 
 @given(programs(), st.sampled_from([0.0, 1e-6, 1e-3, 0.02]), st.booleans(),
@@ -51,8 +51,8 @@ def test_a_time_limit_never_raises_the_peak(problem, limit, minimize, cheap_from
     threshold = cheap_from or heuristics.CHEAP_PORTFOLIO_FROM
     with mock.patch.object(heuristics, "CHEAP_PORTFOLIO_FROM", threshold):
         without = _greedy_peak(problem)
-        limited = plan_exact(Problem(problem.buffers, problem.capacity), minimize=minimize,
-                             time_limit=limit)
+        limited = pack(Problem(problem.buffers, problem.capacity),
+                       PackOptions(exact=True, minimize=minimize, time_limit=limit))
     validate(limited.problem, limited.solution, check_capacity=False)
     assert limited.peak <= without
 
@@ -61,8 +61,8 @@ def test_a_time_limit_never_raises_the_peak(problem, limit, minimize, cheap_from
 @settings(max_examples=40, deadline=None)
 def test_a_limit_spent_before_the_call_still_gives_the_greedy_plan(problem):
     # As when Python's start-up alone outlasts `--time-limit`: the deadline is past.
-    limited = plan_exact(Problem(problem.buffers, problem.capacity), minimize=True,
-                         time_limit=0.5, started=time.perf_counter() - 10)
+    limited = pack(Problem(problem.buffers, problem.capacity),
+                   PackOptions(minimize=True, time_limit=0.5, started=time.perf_counter() - 10))
     assert limited.peak <= _greedy_peak(problem)
 
 

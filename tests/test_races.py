@@ -13,9 +13,9 @@ import pytest
 from conftest import DATA, REPO
 
 from memplan.pack.csvio import read_problem
-from memplan.pack.decide import Decider
-from memplan.pack.races import run_in_order
-from memplan.pack.status import SearchStatus
+from memplan.pack.search.decide import Decider
+from memplan.pack.search.races import run_in_order
+from memplan.pack.search.status import SearchStatus
 
 
 class CountingSearch:

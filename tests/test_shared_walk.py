@@ -23,7 +23,7 @@ from memplan.ir import load_mlir
 from memplan.ir.ops import ALLOCATION_OPS, CONSTANT_OPS, FUNCTION_OPS, GLOBAL_OPS
 from memplan.ir.tensor_ops import destination_operands, is_linalg_structured
 from memplan.ir.walk import function_ops, functions, ops_named, walk
-from memplan.pack import plan
+from memplan.pack import pack
 
 TESTS = Path(__file__).parent
 FILES = sorted([p for p in (TESTS / "data").rglob("*.mlir") if "peers" not in p.parts]
@@ -97,7 +97,7 @@ def _allocation(size: int, lifetime: tuple[int, int], alignment: int | None = No
 @pytest.mark.parametrize("capacity", [None, 10, 1000])
 def test_one_buffer_packs_as_the_packer_would(allocations, capacity) -> None:
     ours = pack_allocations(allocations, capacity, alignment=8)
-    packer = plan(ours.problem)
+    packer = pack(ours.problem)
     assert ours.solution.offsets == packer.solution.offsets
     assert (ours.peak, ours.lower_bound, ours.fits) == \
         (packer.peak, packer.lower_bound, packer.fits)

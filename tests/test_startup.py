@@ -30,8 +30,8 @@ NOT_ON_THE_PACK_PATH = ("numpy.ma", "traceback", "tempfile", "json", "logging",
 # numba's cost, not the pack path's.
 KERNELS_ONLY = """
 import sys
-from memplan.pack.decide import load_search
-from memplan.pack.heuristics import prepare_greedy
+from memplan.pack.search.decide import load_search
+from memplan.pack.greedy.heuristics import prepare_greedy
 load_search()
 prepare_greedy(1 << 20)
 print("loaded:", ",".join(sorted(sys.modules)), file=sys.stderr)
@@ -58,7 +58,7 @@ def run_pack(extra_env: dict[str, str]) -> tuple[set[str], str]:
 
 def test_pack_exact_loads_only_what_packing_needs():
     loaded, _ = run_pack({})
-    assert "numpy" in loaded and "memplan.pack.exact" in loaded  # it did pack
+    assert "numpy" in loaded and "memplan.pack.search.exact" in loaded  # it did pack
     backend = _loaded(_child(KERNELS_ONLY, {})[-1])
     assert sorted(m for m in NOT_ON_THE_PACK_PATH if m in loaded - backend) == []
     assert sorted(m for m in loaded if m.startswith("memplan.cli.")) == ["memplan.cli.args",

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memplan.pack import Buffer, Problem, Solution, lower_bound, read_problem, validate
-from memplan.pack.exact import peak_grain, solve_exact
-from memplan.pack.windows import WindowBound, clip, section_bytes, seeds
+from memplan.pack.search.exact import peak_grain, solve_exact
+from memplan.pack.search.windows import WindowBound, clip, section_bytes, seeds
 
 DATA = Path(__file__).parent / "data" / "windows"
 

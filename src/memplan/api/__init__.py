@@ -14,7 +14,8 @@ raises `errors.InputError`, as everywhere in memplan.
 - `opt(chunks, target, passes)`: a pipeline of rewrites, then the checks on its result;
 - `copies(chunks)`: transient and copied bytes per function before and after the tensor
   rewrites, with IREE's own stream figures (`stream_listing` for stream-level files);
-- `place(chunks, target)`: every allocation in one of the target's memory spaces.
+- `place(chunks, target)`: every allocation in one of the target's memory spaces;
+- `pack(path_or_rows, **options)`: buffers with lifetimes packed at static offsets.
 
 Whole models (.pt2, .tflite, .onnx) are planned by `memplan.plan.driver`; its entry point is
 re-exported here as `plan` once it lands (see `__all__`).
@@ -34,6 +35,7 @@ _HOME = {
     "compare_runs": "optimizing", "compare_states": "optimizing",
     "PlaceResult": "placing", "place": "placing",
     "Input": "reading", "read": "reading",
+    "pack": "packing",
     "check_kernels": "kernels",
     # "plan": "..driver" (whole models) joins here when memplan.plan.driver lands.
 }
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from .copying import copies, stream_listing
     from .kernels import check_kernels
     from .optimizing import OptResult, compare_runs, compare_states, opt
+    from .packing import pack
     from .placing import PlaceResult, place
     from .reading import Input, read
 
@@ -54,7 +57,11 @@ def __getattr__(name: str) -> object:
     return getattr(importlib.import_module(f".{home}", __name__), name)
 
 
+def __dir__() -> list[str]:
+    return list(__all__)  # every job, though none is loaded before its first use
+
+
 __all__ = [  # the names of _HOME (tests/test_api.py keeps them equal)
     "CheckResult", "Input", "OptResult", "PlaceResult", "check", "check_kernels", "compare_runs",
-    "compare_states", "copies", "opt", "place", "read", "stream_listing",
+    "compare_states", "copies", "opt", "pack", "place", "read", "stream_listing",
 ]

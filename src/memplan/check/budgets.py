@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..analysis.allocation import Allocation
 from ..ir.types import WORKGROUP_SPACES
-from ..pack import Buffer, PackResult, Problem, Solution, lower_bound, plan
+from ..pack import Buffer, PackResult, PlanStatus, Problem, Solution, lower_bound, pack
 from ..targets import Target
 
 if TYPE_CHECKING:  # reads the IR's own limits through the MLIR bindings
@@ -39,12 +39,13 @@ def pack_allocations(allocations: Sequence[Allocation], capacity: int | None,
     buffers = [allocation_buffer(a, str(i), alignment) for i, a in enumerate(allocations)]
     problem = Problem(tuple(buffers), capacity)
     if len(buffers) > 1:
-        return plan(problem)
+        return pack(problem)
     # Nothing to search: a lone buffer sits at offset 0. Many stack frames are like this (or
     # hold only loop allocations, counted apart), and the packer's ten greedy strategies cost
     # about 0.2 ms even here.
     solution = Solution((0,) * len(buffers), strategy="at most one buffer: no search")
-    return PackResult(problem, solution, lower_bound(problem), solution.peak(problem), 0.0)
+    return PackResult(problem, solution, lower_bound(problem), solution.peak(problem), 0.0,
+                      PlanStatus.AT_BOUND)
 
 
 PRIVATE_SPACES = frozenset({"private", "#gpu.address_space<private>"})

@@ -65,17 +65,16 @@ def run(args: argparse.Namespace) -> int:
         problem = read_problem_from(stdin, "<stdin>", args.capacity)
     else:
         problem = read_problem(args.file, args.capacity)
-    from ..pack.planner import plan, plan_exact
+    from ..pack import PackOptions, pack
     from ..report.pack_progress import PackProgress, wanted
     from ..report.pack_report import format_pack_text, pack_json
 
     with PackProgress(wanted(args.json)) as progress:
-        if args.exact or args.minimize or args.time_limit is not None:
-            result = plan_exact(problem, minimize=not args.exact or args.minimize,
-                                time_limit=args.time_limit, on_progress=progress.update,
-                                started=started, window_bound=args.window_bound)
-        else:
-            result = plan(problem)
+        result = pack(problem, PackOptions(
+            exact=args.exact,  # a time limit alone: lower the greedy plan's peak
+            minimize=args.minimize or (args.time_limit is not None and not args.exact),
+            time_limit=args.time_limit,
+            started=started, window_bound=args.window_bound, on_progress=progress.update))
     if args.json:
         import json
 

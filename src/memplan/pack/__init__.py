@@ -1,6 +1,9 @@
 """Offset planning: buffers with lifetimes packed at static offsets in one memory.
 
-Knows nothing about MLIR; every memory space in memplan reduces to this.
+Knows nothing about MLIR; every memory space in memplan reduces to this. One entry
+point, `pack(problem, PackOptions(...)) -> PackResult` (packer.py), whose `status` (a
+`PlanStatus`, result.py) says how good the plan is. Inside: `greedy/` (the heuristics),
+`search/` (the exact search), `kernels/` (their compiled loops).
 
 The names below are loaded on first use (PEP 562): `memplan pack` pays for
 numpy and the compiled kernels only when it reaches them, and a caller that
@@ -20,23 +23,22 @@ from .validate import InvalidPlan, validate, violations
 _HOMES = {
     "live_bytes_profile": "bound", "lower_bound": "bound",
     "format_solution": "csvio", "parse_problem": "csvio", "read_problem": "csvio",
-    "PackResult": "planner", "plan": "planner",
+    "PackOptions": "packer", "pack": "packer", "PackResult": "result", "PlanStatus": "result",
     "Buffer": "problem", "Problem": "problem", "Solution": "problem",
-    "SolveStatus": "status",
 }
 
 if TYPE_CHECKING:
     from .bound import live_bytes_profile, lower_bound
     from .csvio import format_solution, parse_problem, read_problem
-    from .planner import PackResult, plan
+    from .packer import PackOptions, pack
     from .problem import Buffer, Problem, Solution
-    from .status import SolveStatus
+    from .result import PackResult, PlanStatus
 
 
 def __getattr__(name: str) -> object:
     home = _HOMES.get(name)
     if home is None:
-        # A submodule (`from memplan.pack import dfs`) is found by the import system itself.
+        # A submodule (`from memplan.pack import greedy`) is found by the import system itself.
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
     globals()[name] = value
@@ -44,7 +46,7 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "Buffer", "InvalidPlan", "PackResult", "Problem", "Solution", "SolveStatus", "format_solution",
-    "live_bytes_profile", "lower_bound", "parse_problem", "plan", "read_problem", "validate",
-    "violations",
+    "Buffer", "InvalidPlan", "PackOptions", "PackResult", "PlanStatus", "Problem", "Solution",
+    "format_solution", "live_bytes_profile", "lower_bound", "pack", "parse_problem",
+    "read_problem", "validate", "violations",
 ]

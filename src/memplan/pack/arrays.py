@@ -74,7 +74,7 @@ class ProblemArrays:
     def partitions(self) -> list[tuple[int, int]]:
         """Section ranges [lo, hi) that no buffer spans across: independent sub-problems
         (the same as `sections.sweep(problem).partitions()`, without its pairwise work)."""
-        from .sections import cuts_between, partition_bounds
+        from .search.sections import cuts_between, partition_bounds
 
         cuts = cuts_between(self.section_lo, self.section_hi, self.n_sections)
         return partition_bounds(cuts, self.n_sections)

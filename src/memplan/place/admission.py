@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..buffers import BufferRequest
-from ..pack import Buffer, InvalidPlan, PackResult, Problem, Solution, lower_bound, plan, validate
-from ..pack.heuristics import choose_offset
+from ..pack import Buffer, InvalidPlan, PackResult, Problem, Solution, lower_bound, pack, validate
+from ..pack.greedy.heuristics import choose_offset
 from .model import SpaceUse
 from .spaces import Space, full
 
@@ -69,7 +69,7 @@ def admit_group_incremental(space: Space, requests: Sequence[BufferRequest], mem
     3. Every buffer not yet admitted, smallest first: refused without packing when the
        lower bound overflows; else placed into the current packing by best fit among the
        buffers of its function whose lifetimes overlap its own
-       (`heuristics.choose_offset`); only when that would overflow is its function
+       (`pack.greedy.heuristics.choose_offset`); only when that would overflow is its function
        re-packed from scratch with it (`plan`), and not again while the packing is the
        one that already failed, or for a buffer at least as tight (lower bound) as the
        last that failed a re-pack since it.
@@ -315,7 +315,7 @@ def lower_bound_by_function(space: Space, requests: Sequence[BufferRequest], mem
 def plan_function(space: Space, requests: Sequence[BufferRequest], members: list[int]
                   ) -> PackResult:
     """One function's buffers packed with their lifetimes, by the offset planner."""
-    return plan(_problem(space, requests, members))
+    return pack(_problem(space, requests, members))
 
 
 def _problem(space: Space, requests: Sequence[BufferRequest], members: list[int]) -> Problem:

@@ -1,7 +1,7 @@
 """The one driver of whole-model planning, for every runtime's front end
 (`runtimes/<name>/front_end.py`).
 
-read -> place across the target's spaces -> pack each space (`pack.solve`: memplan's plan,
+read -> place across the target's spaces -> pack each space (`pack.pack`: memplan's plan,
 the runtime's and the placement's, the best kept and its proof labelled once) -> write in
 the runtime's form -> read back what was written and check it on its own -> optionally
 run the original and the written model on the runtime, in a child process, and compare.
@@ -20,8 +20,17 @@ from dataclasses import dataclass
 from ..buffers import Arena, BufferRequest, Key, merged, share_groups
 from ..check.offline_plan import offline_plan_problems
 from ..errors import BudgetError, InputError
-from ..pack import Buffer, PackResult, Problem, Solution, lower_bound, validate
-from ..pack.solve import Proof, Solved, solve
+from ..pack import (
+    Buffer,
+    PackOptions,
+    PackResult,
+    PlanStatus,
+    Problem,
+    Solution,
+    lower_bound,
+    pack,
+    validate,
+)
 from ..place.model import Placement
 from ..targets import Target
 from . import entry_for, load
@@ -50,7 +59,7 @@ class ArenaPlan:
     offsets: Mapping[Key, int]  # per buffer, from the arena's base (reserved bytes included)
     size: int  # reserved + packed peak + padding: what the runtime allocates
     lower_bound: int  # reserved + most bytes live at once + padding
-    proof: Proof
+    proof: PlanStatus
     chosen: str  # whose plan was kept: "memplan", the runtime's planner, "placement"
     packing: PackResult  # one buffer per share group, offsets above the reserved bytes
     runtime: int | None = None  # the runtime's own planner's size for this arena
@@ -286,11 +295,11 @@ def _promoted(arena: Arena, groups: list[list[BufferRequest]], spaces: list[str]
                       default=0)
             top = -(-top // problem.buffers[-1].alignment) * problem.buffers[-1].alignment
             current = (*(offsets[j] for j in members[:-1]), top)
-            packed = solve(problem, incumbents={"current": current}, time_limit=None)
+            packed = pack(problem, PackOptions(incumbents={"current": current}))
             room = target.pool(name).capacity - bases[name] - arena.padding
-            if packed.result.peak <= room:
+            if packed.peak <= room:
                 spaces[i] = name
-                for j, offset in zip(members, packed.result.solution.offsets, strict=True):
+                for j, offset in zip(members, packed.solution.offsets, strict=True):
                     offsets[j] = offset
                 break
     return spaces, offsets
@@ -359,12 +368,13 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
         incumbents[runtime.planner] = tuple(runtime.offsets[g[0].key] - base for g in packed)
     if any(o < 0 for offsets in incumbents.values() for o in offsets):
         incumbents.pop(runtime.planner, None)
-    solved: Solved = solve(problem, incumbents=incumbents, time_limit=time_limit)
+    solved = pack(problem, PackOptions(exact=bool(time_limit), time_limit=time_limit,
+                                       incumbents=incumbents))
     offsets: dict[Key, int] = {}
     for g in groups:
         for b in g:
             offsets[b.key] = base  # an empty buffer occupies no bytes
-    for g, off in zip(packed, solved.result.solution.offsets, strict=True):
+    for g, off in zip(packed, solved.solution.offsets, strict=True):
         for b in g:
             offsets[b.key] = base + off
     if runtime is not None and runtime.planner not in incumbents and _runtime_covers(
@@ -376,8 +386,8 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
                                                  problem.capacity, offsets, time_limit)
     pad = arena.padding if groups else 0
     return ArenaPlan(
-        name, tuple(b for g in groups for b in g), offsets, base + solved.result.peak + pad,
-        base + solved.result.lower_bound + pad, solved.proof, solved.chosen, solved.result,
+        name, tuple(b for g in groups for b in g), offsets, base + solved.peak + pad,
+        base + solved.lower_bound + pad, solved.status, solved.chosen, solved,
         runtime.sizes.get(name) if runtime is not None else None, capacity, reserved,
         time.perf_counter() - started, spills)
 
@@ -392,25 +402,26 @@ def _runtime_covers(runtime, name: str, groups: list[list[BufferRequest]]) -> bo
     return True
 
 
-def _keep_runtime_if_lower(solved: Solved, runtime, groups: list[list[BufferRequest]],
+def _keep_runtime_if_lower(solved: PackResult, runtime, groups: list[list[BufferRequest]],
                            base: int, alignment: int, capacity: int | None,
                            offsets: dict[Key, int], time_limit: float | None
-                           ) -> tuple[Solved, dict[Key, int]]:
+                           ) -> tuple[PackResult, dict[Key, int]]:
     flat = [b for g in groups for b in g if b.packed_size > 0]
     problem = Problem(tuple(Buffer(b.name, *b.lifetime, b.packed_size,
                                    max(alignment, b.alignment)) for b in flat), capacity)
     kept = Solution(tuple(runtime.offsets[b.key] - base for b in flat), runtime.planner)
-    if any(o < 0 for o in kept.offsets) or kept.peak(problem) >= solved.result.peak:
+    if any(o < 0 for o in kept.offsets) or kept.peak(problem) >= solved.peak:
         return solved, offsets
     validate(problem, kept, check_capacity=False)
-    bound = solved.result.lower_bound
+    bound = solved.lower_bound
     peak = kept.peak(problem)
-    proof = Proof.AT_BOUND if peak <= bound else Proof.GAP if time_limit else Proof.HEURISTIC
-    result = PackResult(problem, kept, bound, peak, 0.0)
+    status = (PlanStatus.AT_BOUND if peak <= bound else PlanStatus.GAP if time_limit
+              else PlanStatus.HEURISTIC)
+    result = PackResult(problem, kept, bound, peak, 0.0, status, chosen=runtime.planner)
     offsets = dict(offsets)
     for b in flat:
         offsets[b.key] = runtime.offsets[b.key]
-    return Solved(result, proof, runtime.planner, bound), offsets
+    return result, offsets
 
 
 def _runtime_holds(runtime, name: str, groups: list[list[BufferRequest]]) -> bool:
@@ -509,7 +520,7 @@ def over_budget(plan: ModelPlan, budget: int) -> str | None:
         return None
     if len(plan.arenas) == 1:
         bound = plan.lower_bound
-        proven = plan.arenas[0].proof in (Proof.AT_BOUND, Proof.OPTIMAL)
+        proven = plan.arenas[0].proof in (PlanStatus.AT_BOUND, PlanStatus.OPTIMAL)
     else:
         # Another split over the pools could fit where this one does not: only the bytes
         # live at once over every arena together bound every plan, and no per-arena proof

@@ -20,7 +20,7 @@ def summary_rows(result: PackResult) -> list[tuple[str, object]]:
         ("strategy", result.strategy),
         ("solve time", f"{result.seconds:.3f} s"),
     ]
-    if result.status is not None:  # the exact solver says what it proved
+    if result.proven_bound is not None:  # the exact search ran: what it proved
         rows.insert(-1, ("exact status", result.status))
         rows.insert(-1, ("proven bound", result.proven_bound))
     return rows
@@ -44,7 +44,7 @@ def format_pack_text(result: PackResult, show_buffers: bool = True) -> str:
 # `memplan pack --json`: its JSON Schema is report/schemas/pack.schema.json. The version
 # goes up when a field changes meaning or goes away (a new field does not change it).
 PACK_SCHEMA = "memplan.pack"
-PACK_SCHEMA_VERSION = 1
+PACK_SCHEMA_VERSION = 2  # 2: `status` is the plan's PlanStatus, for every plan
 
 
 def pack_json(result: PackResult) -> dict[str, Any]:

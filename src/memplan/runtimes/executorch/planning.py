@@ -27,7 +27,7 @@ buffers to the last node; memplan's are half-open, hence `end + 1`.
 Each call is planned by the model driver (`driver.plan_arena`, the same for every front
 end): placed across the pools by `memplan.place` or, when it holds fewer tensor bytes in
 the slower pools, `banked_greedy`'s own split improved (the driver's `_split_arena`),
-each arena packed by `pack.solve` (the
+each arena packed by `pack.pack` (the
 heuristics, the exact solver within `time_limit` when they are above the live-bytes
 lower bound, ExecuTorch's own plan and the placement's as incumbents); every plan is
 validated before it is written back.
@@ -50,7 +50,7 @@ from executorch.exir.tensor import TensorSpec
 
 from ...buffers import Arena, BufferRequest, RuntimePlan
 from ...errors import BudgetError
-from ...pack.solve import Proof
+from ...pack import PlanStatus
 
 DEFAULT_ARENA = 1  # arena 0 holds constants; ExecuTorch plans activations into 1
 
@@ -98,7 +98,7 @@ class GraphArena:
         return self.plan.size
 
     @property
-    def proof(self) -> Proof:
+    def proof(self) -> PlanStatus:
         return self.plan.proof
 
     @property
@@ -129,7 +129,7 @@ class MemplanAlgorithm:
     computes ExecuTorch's own plan of them (`greedy`, or `banked_greedy` with `pools`)
     as the runtime's plan, and hands them to the driver's planner (`driver.plan_arena`:
     with `pools`, fastest first, the placement policy of `memplan.place` spreads the
-    unpinned tensors across the pools; each arena is packed by `pack.solve`, which
+    unpinned tensors across the pools; each arena is packed by `pack.pack`, which
     keeps the best of memplan's, ExecuTorch's and the placement's plans). `time_limit`
     bounds the exact solver per arena (None or 0: heuristics only). After a call,
     `arenas` and `spills` say what was done (appended per graph, submodules first;

@@ -13,8 +13,7 @@ from typing import ClassVar
 
 from ...buffers import Arena, BufferRequest, RuntimePlan, share_groups
 from ...errors import InputError
-from ...pack import Buffer, Problem, Solution, lower_bound, validate
-from ...pack.heuristics import place_in_order
+from ...pack import Buffer, PackOptions, Problem, pack
 from ...plan.contract import (
     Measured,
     ModelView,
@@ -156,11 +155,11 @@ def greedy_plan(buffers: list[BufferRequest], alignment: int) -> RuntimePlan:
     # in reverse order; its ReverseSortInPlace swaps only on <, so it is stable: equal
     # sizes stay in reverse order. Python's sort is stable too.
     order = sorted(reversed(range(len(problem.buffers))), key=lambda i: -problem.buffers[i].size)
-    solution = Solution(tuple(place_in_order(problem, order, best_fit=False)), "tflm-greedy")
-    validate(problem, solution, check_capacity=False)
-    offsets = {b.key: off for g, off in zip(groups, solution.offsets, strict=True) for b in g}
-    return RuntimePlan("TFLM greedy", offsets, {ARENA: solution.peak(problem)},
-                       lower_bound=lower_bound(problem))
+    packed = pack(problem, PackOptions(order=tuple(order)))
+    offsets = {b.key: off for g, off in zip(groups, packed.solution.offsets, strict=True)
+               for b in g}
+    return RuntimePlan("TFLM greedy", offsets, {ARENA: packed.peak},
+                       lower_bound=packed.lower_bound)
 
 
 def _tflm_layouts(target: Target | None, head: int) -> list[str]:

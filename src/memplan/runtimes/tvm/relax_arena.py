@@ -23,7 +23,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from ...pack.solve import Solved, solve
+from ...pack import PackOptions, PackResult, pack
 from .relax_memory import FunctionMemory, read_function
 
 # TVM's runtime aligns allocations and zero-copy views to kAllocAlignment = 64
@@ -38,7 +38,7 @@ class FunctionArena:
     memory: FunctionMemory
     offsets: dict[int, int] | None  # tensor key -> byte offset; None: refused or empty
     size: int = 0  # bytes of the arena
-    plan: Solved | None = None  # memplan's packing, when planned here (not given)
+    plan: PackResult | None = None  # memplan's packing, when planned here (not given)
 
     @property
     def name(self) -> str:
@@ -61,9 +61,10 @@ def plan_function(memory: FunctionMemory, time_limit: float | None = 10.0,
     problem = memory.problem(ARENA_ALIGNMENT)
     incumbents = {TVM_PLANNER: memory.tvm_offsets()} \
         if memory.tvm_plan_holds(ARENA_ALIGNMENT) else {}
-    solved = solve(problem, incumbents=incumbents, time_limit=time_limit)
-    offsets = dict(enumerate(solved.result.solution.offsets))
-    return FunctionArena(memory, offsets, solved.result.peak, solved)
+    solved = pack(problem, PackOptions(exact=bool(time_limit), time_limit=time_limit,
+                                       incumbents=incumbents))
+    offsets = dict(enumerate(solved.solution.offsets))
+    return FunctionArena(memory, offsets, solved.peak, solved)
 
 
 def rewrite_function(func: Any, arena: FunctionArena) -> Any:

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arrays import problem_arrays
-from .problem import Problem
+from ..arrays import problem_arrays
+from ..problem import Problem
 
 GRID = 256  # cut points the DP considers, at most
 MAX_RUN = 600  # buffers: a run the exact search takes whole, and the largest part a layer keeps

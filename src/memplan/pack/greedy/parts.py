@@ -13,8 +13,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .arrays import problem_arrays
-from .problem import Buffer, Problem, Solution
+from ..arrays import problem_arrays
+from ..problem import Buffer, Problem, Solution
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The exact search's state between calls of the compiled search (dfs.py), in plain
 Python: what decide.py builds and resumes without importing numba, so the search
-compiled ahead of time (kernels.py) runs with no JIT in the process."""
+compiled ahead of time (kernels/) runs with no JIT in the process."""
 
 from __future__ import annotations
 

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels, search_state
-from .problem import Problem
+from .. import kernels
+from ..problem import Problem
+from . import search_state
 from .races import run_in_order
 from .sections import Sweep, sweep
 from .status import SearchStatus, VerdictStatus
@@ -258,7 +259,7 @@ def _twins(problem: Problem) -> np.ndarray:
 
 def load_search() -> None:
     """Compile, or load from the cache, the search before anything is timed."""
-    from .problem import Buffer
+    from ..problem import Buffer
 
     tiny = Problem([Buffer("a", 0, 2, 3), Buffer("b", 1, 3, 2)])
     kernels.prepare("search_partition", "exact search", lambda: Decider(tiny).decide(5))

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels
-from .arrays import ProblemArrays, distinct, problem_arrays
+from .. import kernels
+from ..arrays import ProblemArrays, distinct, problem_arrays
+from ..problem import Problem, Solution
 from .parts import Part, merge, split
-from .problem import Problem, Solution
 
 Order = Callable[[ProblemArrays], np.ndarray]
 

@@ -1,4 +1,5 @@
-"""The answers the packers give, as enums (their values are the words users see)."""
+"""The search's own answers, inside search/ only: what a packing reports is
+`pack.PlanStatus`, which packer.py derives from these."""
 
 from __future__ import annotations
 

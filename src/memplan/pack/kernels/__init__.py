@@ -1,5 +1,6 @@
-"""The compiled kernels: the exact search (dfs.py), the greedy core (greedy_core.py)
-and the overlap sweep (sweep_check.py), from wherever they are ready.
+"""The compiled kernels: the exact search (search/dfs.py), the greedy core
+(greedy/greedy_core.py) and the overlap sweep (sweep_check.py), from wherever they are
+ready.
 
 An installed memplan carries them compiled ahead of time (`_kernels`, built by
 setup.py through aot.py): importing that extension takes milliseconds and needs
@@ -21,15 +22,18 @@ from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
 
-# The kernels, each with the module that defines it for numba.
+# The package the kernels' sources live in: they sit beside the Python that calls them.
+PACK = __name__.rpartition(".")[0]
+# The kernels, each with the module (below PACK) that defines it for numba.
 KERNELS = {
-    "search_partition": "dfs",
-    "place_in_order": "greedy_core",
+    "search_partition": "search.dfs",
+    "place_in_order": "greedy.greedy_core",
     "overlapping_pairs": "sweep_check",
 }
-# Every source the compiled code is made from: the extension is used only when
-# it was built from exactly these.
-SOURCES = ("dfs.py", "greedy_core.py", "sweep_check.py", "jit.py", "search_state.py")
+# Every source the compiled code is made from (paths below PACK): the extension is used
+# only when it was built from exactly these.
+SOURCES = ("search/dfs.py", "greedy/greedy_core.py", "sweep_check.py", "kernels/jit.py",
+           "search/search_state.py")
 
 
 class Backend(StrEnum):
@@ -40,7 +44,7 @@ class Backend(StrEnum):
 def source_digest() -> int:
     """A 56-bit digest of SOURCES (an int64 the extension can return)."""
     digest = hashlib.sha256()
-    here = Path(__file__).parent
+    here = Path(__file__).parent.parent
     for name in SOURCES:
         digest.update((here / name).read_bytes())
     return int.from_bytes(digest.digest()[:7], "big")
@@ -72,7 +76,7 @@ def worth_compiling(buffers: int) -> bool:
     without numba, the plain Python versions serve at any size)."""
     if ahead_of_time() is not None:
         return True
-    from ..extras import Extra, installed
+    from ...extras import Extra, installed
 
     return buffers >= JIT_FROM and installed(Extra.JIT)
 
@@ -83,7 +87,7 @@ def prepare(name: str, what: str, warm_up: Callable[[], object]) -> None:
     (`warm_up` makes a tiny call), saying so on stderr when that means compiling."""
     if ahead_of_time() is not None:
         return
-    from ..extras import Extra, require
+    from ...extras import Extra, require
 
     require(Extra.JIT, f"the {what}")
     from . import jit
@@ -97,7 +101,7 @@ def _resolve(name: str) -> Callable[..., object]:
         return getattr(compiled, name)
     import importlib
 
-    module = importlib.import_module(f"{__package__}.{KERNELS[name]}")
+    module = importlib.import_module(f"{PACK}.{KERNELS[name]}")
     return getattr(module, name)
 
 

@@ -1,8 +1,8 @@
-"""Compile the kernels ahead of time into the extension module `memplan.pack._kernels`.
+"""Compile the kernels ahead of time into the extension module `memplan.pack.kernels._kernels`.
 
 setup.py calls `build` at install, so an installed memplan neither compiles on
-its first run nor loads numba on later ones (kernels.py picks the extension up).
-For a checkout installed in editable mode, `python -m memplan.pack.aot` rebuilds
+its first run nor loads numba on later ones (kernels/__init__.py picks the extension up).
+For a checkout installed in editable mode, `python -m memplan.pack.kernels.aot` rebuilds
 it in place after the kernels' sources change; until then the JIT is used.
 
 numba's ahead-of-time compiler (numba.pycc) needs each exported function's
@@ -24,9 +24,9 @@ def _signatures() -> dict[str, object]:
     from numba import typeof, types
     from numba.core.typing import signature
 
-    from .decide import Decider, _Search
-    from .problem import Buffer, Problem
-    from .search_state import Pools
+    from ..problem import Buffer, Problem
+    from ..search.decide import Decider, _Search
+    from ..search.search_state import Pools
 
     tiny = Decider(Problem([Buffer("a", 0, 2, 3), Buffer("b", 1, 3, 2)]))
     search = _Search(tiny, tiny.orders[0], 5)
@@ -48,7 +48,7 @@ def _signatures() -> dict[str, object]:
 
 def _release_the_gil() -> None:
     """Make the exported functions release the GIL, as `nogil=True` does for the JIT:
-    decide.py races the search's preorders on threads.
+    search/decide.py races the search's preorders on threads.
 
     numba.pycc builds its exports' compile flags itself and has no option for
     this, so its Flags class is swapped for one that releases the GIL. The
@@ -72,7 +72,7 @@ def build(output_dir: Path, output_file: str | None = None) -> Path:
 
     from numba.pycc import CC
 
-    from . import kernels
+    from .. import kernels
 
     _release_the_gil()
     cc = CC(MODULE)
@@ -83,7 +83,7 @@ def build(output_dir: Path, output_file: str | None = None) -> Path:
     # be copied to another machine of the same kind.
     cc.target_cpu = ""
     for name, sig in _signatures().items():
-        module = importlib.import_module(f"{__package__}.{kernels.KERNELS[name]}")
+        module = importlib.import_module(f"{kernels.PACK}.{kernels.KERNELS[name]}")
         cc.export(name, sig)(getattr(module, name).py_func)
     digest = kernels.source_digest()
 

@@ -17,7 +17,7 @@ buffer lives through 11,500 of its 20,600 sections, so every window holds
 14,000 buffers, took 2 s, and lowered the peak by 5 bytes.
 
 Anytime and monotone: the plan held is the best run so far (never higher than
-the plan given). The caller validates what it returns (exact.py does, for
+the plan given). The caller validates what it returns (search/exact.py does, for
 every plan it returns).
 """
 
@@ -28,10 +28,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .arrays import problem_arrays
-from .bound import lower_bound
+from ..arrays import problem_arrays
+from ..bound import lower_bound
+from ..problem import Problem, Solution
 from .heuristics import PACE_MARGIN, greedy_runs, place_arrays
-from .problem import Problem, Solution
 
 PROMOTE_ABOVE = 0.5  # share of the way from the bound to the best peak
 

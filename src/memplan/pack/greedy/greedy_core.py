@@ -3,7 +3,7 @@
 The gap a buffer can take depends only on the union of the address ranges of
 the placed buffers it meets in time. Scanning every placed buffer for that
 union costs O(n) per buffer; here a segment tree over the time sections
-(sections.py: two buffers meet in time exactly when their section ranges
+(search/sections.py: two buffers meet in time exactly when their section ranges
 intersect) keeps, for each node, the union of the buffers stored at it
 (`own`) and of those stored anywhere below it (`sub`), each as a sorted list
 of disjoint address blocks. A buffer's section range splits into O(log S)
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import compiled
+from ..kernels.jit import compiled
 
 
 @compiled()

@@ -33,9 +33,9 @@ from __future__ import annotations
 import heapq
 import math
 
-from .bound import lower_bound
-from .parts import split
-from .problem import Buffer, Problem
+from ..bound import lower_bound
+from ..greedy.parts import split
+from ..problem import Buffer, Problem
 from .runs import MAX_RUN, program_runs, spans
 
 LAYER_FROM = 1000  # buffers: below this the exact search on the whole is cheap enough

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .arrays import problem_arrays
+from ..arrays import problem_arrays
+from ..problem import Buffer, Problem
 from .decide import Decider
-from .problem import Buffer, Problem
 from .status import VerdictStatus
 
 # Windows grown from this many of the busiest sections (one per plateau of equal

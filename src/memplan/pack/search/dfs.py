@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import compiled, monotonic_seconds
+from ..kernels.jit import compiled, monotonic_seconds
 from .search_state import (
     KEY_AREA,
     KEY_SIZE,

@@ -18,7 +18,7 @@ When no target is settled within the budget, the budget grows fourfold. A
 "feasible" answer lowers the best plan, an "infeasible" one raises the
 proven bound, until they meet.
 
-A problem that splits into time partitions (parts.py) is solved part by part,
+A problem that splits into time partitions (greedy/parts.py) is solved part by part,
 each part racing the search orders on its own: a concatenation costs about the
 sum of its parts, where one race over the whole would need one order to suit
 every part. The peak is the highest part's, so no part need go below the
@@ -27,7 +27,7 @@ parts taking turns under growing node budgets (a question left unknown resumes
 where it paused, so turns cost no repeated search), and the part holding the
 peak is lowered meanwhile with a share of the nodes (`_minimize_groups`).
 Parts too large for the exact search's set-up (over EXACT_MAX_BUFFERS) are
-improved by improve.py instead. A part of programs listed one after the other
+improved by greedy/improve.py instead. A part of programs listed one after the other
 on one time axis, which does not split, may be packed as layers first, one
 program (or a chain of them) above the other (layers.py, `_layered`).
 """
@@ -40,13 +40,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .bound import lower_bound
+from ..bound import lower_bound
+from ..greedy.heuristics import pack_by_parts
+from ..greedy.parts import Part, merge, split
+from ..problem import Buffer, Problem, Solution
+from ..validate import validate
 from .decide import DEFAULT_ORDERS, Decider, Verdict
-from .heuristics import pack_by_parts
-from .parts import Part, merge, split
-from .problem import Buffer, Problem, Solution
 from .status import SolveStatus, VerdictStatus
-from .validate import validate
 from .windows import WindowBound
 
 FIRST_NODE_BUDGET = 1 << 16  # nodes per decision in the first minimising round
@@ -66,7 +66,7 @@ NODES_PER_BUDGET = 2 * len(DEFAULT_ORDERS)
 # overlays ended no higher (docs/benchmarks.md).
 LOWER_SHARE = 0.25
 # The search's set-up (sections, time overlaps) grows with n x live buffers: past
-# this size a part is improved by the window search of improve.py instead.
+# this size a part is improved by the window search of greedy/improve.py instead.
 EXACT_MAX_BUFFERS = 3000
 # When no target settles in a round, time windows (windows.py) are asked the
 # bound, each question under this share of the round's node budget, all of them
@@ -310,7 +310,7 @@ def _minimize_groups(
     halfway to the floor) with a share of the nodes the fits took
     (LOWER_SHARE), so the plan held improves even when a fit is out of reach.
     No part is ever asked to prove its own optimum below the floor. Parts too
-    large for the exact search are reordered (improve.py) after a share of the
+    large for the exact search are reordered (greedy/improve.py) after a share of the
     time by their size.
     """
     budget = FIRST_NODE_BUDGET
@@ -457,7 +457,7 @@ def _improve_all(large: list[_Group], target: int, deadline: float, groups: list
 def _improve(group: _Group, target: int, deadline: float,
              on_progress: Callable[[int, int], None]) -> SolveStatus:
     """Reorder a large part's greedy runs until it is at most `target` or time is up."""
-    from .improve import improve
+    from ..greedy.improve import improve
 
     bound = group.bound
     group.plan = improve(group.problem, group.plan, deadline, target,

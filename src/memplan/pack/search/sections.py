@@ -18,8 +18,8 @@ from itertools import pairwise
 
 import numpy as np
 
-from .arrays import problem_arrays
-from .problem import Problem
+from ..arrays import problem_arrays
+from ..problem import Problem
 
 
 @dataclass(frozen=True)
