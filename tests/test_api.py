@@ -36,6 +36,7 @@ def test_every_job_runs_without_the_cli() -> None:
 
 def test_the_names_resolve() -> None:
     assert set(api.__all__) == set(api._HOME)
+    assert sorted(dir(api)) == sorted(api.__all__)  # every job listed, none loaded yet
     for name in api.__all__:
         assert getattr(api, name) is not None
 

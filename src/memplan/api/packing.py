@@ -44,5 +44,6 @@ def _problem(rows: list[Buffer | Sequence[object]]) -> Problem:
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(COLUMNS[:width])
-    writer.writerows(rows)
+    # An empty field is the column's default, as in a file: rows may be of either width.
+    writer.writerows([*r, *[""] * (width - len(r))] for r in rows)
     return parse_problem(text.getvalue(), ROWS)
