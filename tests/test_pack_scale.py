@@ -291,7 +291,7 @@ def test_a_capacity_fits_the_whole_exactly_when_it_fits_every_part(case, capacit
 @settings(max_examples=20, deadline=None)
 @given(problems(max_buffers=60))
 def test_greedy_runs_on_threads_are_the_runs_made_one_by_one(problem):
-    from memplan.pack import heuristics
+    from memplan.pack.greedy import heuristics
 
     listed = []
     for workers in (1, 2, 3):
