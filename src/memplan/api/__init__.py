@@ -16,8 +16,12 @@ raises `errors.InputError`, as everywhere in memplan.
   rewrites, with IREE's own stream figures (`stream_listing` for stream-level files);
 - `place(chunks, target)`: every allocation in one of the target's memory spaces.
 
-Whole models (.pt2, .tflite, .onnx) are planned by `memplan.plan.driver`; its entry point is
-re-exported here as `plan` once it lands (see `__all__`).
+- `plan(path)`: a whole model's arenas for its runtime (TFLM, ExecuTorch, IREE, TVM, ONNX),
+  beside the runtime's own plan; `check_run=True` proves it on the runtime;
+- `check_kernels(path, target)`: a TVMScript module's TIR stack frames.
+
+A job whose optional libraries are missing raises `memplan.MissingExtra` (one line naming
+the pip extra); `dir(api)` lists every job.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ _HOME = {
     "PlaceResult": "placing", "place": "placing",
     "Input": "reading", "read": "reading",
     "check_kernels": "kernels",
-    # "plan": "..driver" (whole models) joins here when memplan.plan.driver lands.
+    "PlanResult": "planning", "PlannedArena": "planning", "plan": "planning",
 }
 
 if TYPE_CHECKING:
@@ -44,6 +48,7 @@ if TYPE_CHECKING:
     from .kernels import check_kernels
     from .optimizing import OptResult, compare_runs, compare_states, opt
     from .placing import PlaceResult, place
+    from .planning import PlannedArena, PlanResult, plan
     from .reading import Input, read
 
 
@@ -55,6 +60,11 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [  # the names of _HOME (tests/test_api.py keeps them equal)
-    "CheckResult", "Input", "OptResult", "PlaceResult", "check", "check_kernels", "compare_runs",
-    "compare_states", "copies", "opt", "place", "read", "stream_listing",
+    "CheckResult", "Input", "OptResult", "PlaceResult", "PlanResult", "PlannedArena", "check",
+    "check_kernels", "compare_runs", "compare_states", "copies", "opt", "place", "plan", "read",
+    "stream_listing",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
