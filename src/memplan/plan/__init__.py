@@ -68,9 +68,27 @@ def options_of(entry: Entry) -> tuple[Option, ...]:
     return getattr(importlib.import_module(f"memplan.runtimes.{entry.name}"), "OPTIONS", ())
 
 
+# Checks of a file's structure that need only the standard library, by suffix, whatever
+# the runtime: they run before a front end's module is imported, because that import
+# brings the runtime (torch and ExecuTorch for a .pt2: a gigabyte and seconds) and a
+# refused file must cost neither, nor reach the runtime's own reader.
+PRECHECKS: dict[str, tuple[str, str]] = {
+    ".pt2": ("memplan.runtimes.pt2", "check_archive"),
+}
+
+
+def precheck(path: str) -> None:
+    """Run the light check of the file's format, if it has one; an InputError if refused."""
+    check = PRECHECKS.get(Path(path).suffix.lower())
+    if check is not None:
+        getattr(importlib.import_module(check[0]), check[1])(path)
+
+
 def load(entry: Entry, path: str = "") -> FrontEnd:
-    """Import the front end's module; a missing optional package is `MissingExtra`, one
-    line naming the extra to install."""
+    """Import the front end's module, after `precheck` of `path` if one is given; a missing
+    optional package is `MissingExtra`, one line naming the extra to install."""
+    if path:
+        precheck(path)
     try:
         module = importlib.import_module(f"memplan.runtimes.{entry.name}.front_end")
     except ModuleNotFoundError as err:
