@@ -1,4 +1,5 @@
-"""IREE's transient arenas against memplan's, on torchvision models with random weights.
+"""IREE's transient arenas against memplan's, on torchvision models with random weights,
+through the path `memplan plan PROGRAM.mlir --runtime iree` takes.
 
     python benchmarks/iree_arena.py [MODEL ...]   (default: mobilenet_v2 resnet18)
 
@@ -6,17 +7,21 @@ MODEL is a torchvision model name, `vit` (transformers' ViT-B/16 configuration),
 `llama` (a 4-layer Llama-like decoder: hidden 512, 8 heads, 128 tokens), or an `.onnx`
 file (e.g. tests/data/small_cnn.onnx, the model `benchmarks/onnx_build.py` builds);
 `NAME@torch` exports NAME with iree-turbine instead (torch-dialect MLIR, weights
-external as named parameters; `pip install '.[export]'`).
+external as named parameters; `pip install '.[export]'`; without iree-turbine those
+rows say so and are skipped).
 Weights are random. Each model is exported to ONNX (PyTorch's TorchScript exporter),
 imported with IREE's own importer with its weights external
-(`iree-import-onnx --externalize-params`),
-planned by `memplan.runtimes.iree.program` for llvm-cpu, and both `.vmfb`s (IREE's own and
-memplan's) are run on the same random inputs and random parameters: outputs compared
-byte for byte. Prints one row per arena.
+(`iree-import-onnx --externalize-params`), then planned, written and checked by
+`python -m memplan plan FILE.mlir --runtime iree --json --check-run -o FILE.vmfb` for
+llvm-cpu: both `.vmfb`s (IREE's own and memplan's) run on the same random inputs and
+random parameters, outputs compared byte for byte. Prints one row per arena, every
+figure read from the command's JSON document (docs/json-schema.md).
 """
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -24,8 +29,7 @@ import time
 import warnings
 from pathlib import Path
 
-from memplan.errors import InputError
-from memplan.runtimes.iree import program as ip
+from memplan.runtimes.iree.front_end import NOT_REPRODUCED
 
 
 class _LogitsOnly:
@@ -121,7 +125,11 @@ def _model(name: str):  # noqa: ANN202
             torch.randint(0, 8000, (1, 128))
     import torchvision
 
-    return getattr(torchvision.models, name)(weights=None).eval(), torch.randn(1, 3, 224, 224)
+    builder = getattr(torchvision.models, name, None)
+    if not callable(builder):
+        raise SystemExit(f"iree_arena: {name!r} is not a torchvision model, vit, llama or "
+                         "an .onnx file")
+    return builder(weights=None).eval(), torch.randn(1, 3, 224, 224)
 
 
 TORCH = "@torch"  # a model name ending so is exported to torch-dialect MLIR by iree-turbine
@@ -178,37 +186,84 @@ def export(name: str, folder: Path) -> Path:
     return mlir
 
 
+# `memplan plan`'s status of an arena (docs/json-schema.md), as the table says it.
+OUTCOMES = {"at_bound": "at the bound", "optimal": "proven optimal", "gap": "best found",
+            "heuristic": "heuristics only"}
+_PEAK = re.compile(r"invocation @(\S+): transient peak IREE ([\d,]+) B, memplan ([\d,]+) B "
+                   r"\(([\d.]+)x\)")
+_RUNTIME_PEAK = re.compile(r"invocation @(\S+): a transient of runtime size")
+
+
+def plan(mlir: Path) -> tuple[dict | None, str, float]:
+    """`memplan plan MLIR --runtime iree --json --check-run`: its document (None when it
+    printed none), its last stderr line, and its wall time."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "memplan", "plan", str(mlir), "--runtime",
+                           "iree", "--json", "--check-run", "-o",
+                           str(mlir.with_suffix(".vmfb"))],
+                          capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - started
+    lines = done.stderr.strip().splitlines()
+    try:
+        document = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        document = None
+    return document, lines[-1] if lines else f"exit {done.returncode}", seconds
+
+
+def peaks(notes: list[str]) -> str:
+    """The invocations' transient peaks as the command's notes give them."""
+    shown = []
+    for note in notes:
+        if m := _PEAK.match(note):
+            shown.append(f"{m[2]} -> {m[3]} ({m[4]}x)")
+        elif _RUNTIME_PEAK.match(note):
+            shown.append("runtime")
+    return "; ".join(shown) or "not reported"
+
+
+def run_cell(check: dict | None) -> str:
+    if check is None:
+        return "not run"
+    if check["identical"]:
+        return "bit-identical"
+    return "DIFFERS" if check["ran"] else f"FAILED: {check['error']}"
+
+
 def main(names: list[str]) -> None:
     print("| model | arena | slices | IREE | bound | memplan | outcome | invocation peak "
-          "IREE -> memplan (x bound) | IREE layout reproduced | run | plan s |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "IREE -> memplan (x bound) | IREE layout reproduced | run | pack s | command s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as folder:
         for name in names:
-            mlir = export(name, Path(folder))
-            source = mlir.read_bytes()
-            started = time.perf_counter()
             try:
-                plan = ip.plan_iree_program(source, name)
-            except InputError as err:
-                print(f"| {name} | refused: {err} |", flush=True)
+                mlir = export(name, Path(folder))
+            except ModuleNotFoundError as err:
+                if name.endswith(TORCH) and err.name and err.name.startswith("iree"):
+                    print(f"| {name} | skipped: iree-turbine is not installed "
+                          "(pip install '.[export]') |", flush=True)
+                    continue
+                raise
+            document, last, seconds = plan(mlir)
+            if document is None:
+                print(f"| {name} | refused: {last} |", flush=True)
                 continue
-            seconds = time.perf_counter() - started
-            run = ip.check_run(plan, source)
-            # The largest arena's bound binds the invocation's peak under any plan.
-            bound = max((a.bound for a in plan.arenas if a.bound is not None), default=0)
-            peaks = "; ".join(f"{p.iree:,} -> {p.memplan:,} ({p.memplan / bound:.3f}x)"
-                              if p.iree is not None and p.memplan is not None and bound
-                              else "runtime" for p in plan.peaks)
-            for a in plan.arenas:
-                iree = f"{a.iree_total:,}" if a.iree_total is not None else "runtime-sized"
-                ours = f"{a.memplan.total:,}" if a.memplan is not None else "-"
-                bound = f"{a.bound:,}" if a.bound is not None else "-"
-                ratio = f" ({a.iree_total / a.bound:.3f}x)" if a.iree_total and a.bound else ""
-                print(f"| {name} | {a.pack.name} | {len(a.pack.slices)} | {iree}{ratio} | "
-                      f"{bound} | {ours} | {a.outcome.value} | {peaks} | "
-                      f"{'yes' if plan.iree_reproduced else 'NO'} | "
-                      f"{'bit-identical' if run.identical else 'DIFFERS: ' + run.detail} | "
+            notes = document["notes"]
+            reproduced = "NO" if NOT_REPRODUCED in notes else "yes"
+            invocation = peaks(notes)
+            for a in document["arenas"]:
+                iree = (f"{a['runtime']:,} ({a['runtime'] / a['lower_bound']:.3f}x)"
+                        if a["runtime"] is not None and a["lower_bound"] else
+                        f"{a['runtime']:,}" if a["runtime"] is not None else "runtime-sized")
+                outcome = OUTCOMES[a["status"]] + (
+                    "" if a["chosen"] == "memplan" else f", {a['chosen']} kept")
+                print(f"| {name} | {a['name']} | {a['tensors']} | {iree} | "
+                      f"{a['lower_bound']:,} | {a['memplan']:,} | {outcome} | {invocation} | "
+                      f"{reproduced} | {run_cell(document['check'])} | {a['seconds']:.2f} | "
                       f"{seconds:.1f} |", flush=True)
+            for note in notes:
+                if "left to IREE" in note:
+                    print(f"| {name} | {note} |", flush=True)
 
 
 if __name__ == "__main__":

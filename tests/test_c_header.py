@@ -16,12 +16,7 @@ import pytest
 from conftest import REPO
 
 from memplan.cli import main
-from memplan.report.c_header import (
-    Offset,
-    executorch_header,
-    format_c_header,
-    prefix_for,
-)
+from memplan.report.c_header import Offset, format_c_header, prefix_for
 
 GCC = shutil.which("gcc")
 needs_gcc = pytest.mark.skipif(GCC is None, reason="no gcc on this machine")
@@ -83,7 +78,9 @@ def test_tflm_header_of_a_real_model_declares_the_arena_it_runs_in(tmp_path):
     header = tmp_path / "attention_arena.h"
     assert main(["plan", model, "-o", str(tmp_path / "planned.tflite"), "--summary",
                  "--c-header", str(header)]) == 0
-    fe, plan = plan_model(model, options=ReadOptions(write=True, time_limit=2.0))
+    # The command's own time limit: a shorter one can stop the search short of the command's
+    # plan on a loaded machine.
+    fe, plan = plan_model(model, options=ReadOptions(write=True))
     check = check_run(fe, plan)
     arena = plan.arenas[0]
     p = "ATTENTION_ARENA"
@@ -99,40 +96,53 @@ def test_tflm_header_of_a_real_model_declares_the_arena_it_runs_in(tmp_path):
     assert check.identical and check.planned.arena >= arena.size
 
 
-def test_tflm_header_needs_the_measured_arena(tmp_path, capsys):
+def test_tflm_header_without_o_is_measured_on_a_copy(tmp_path, capsys):
+    """The arena a TFLM header declares is measured by running the planned model: without
+    -o the model is planned and run in memory, and only the header is written."""
     pytest.importorskip("tflite_micro")
     from memplan.cli import main
 
     header = tmp_path / "h.h"
     assert main(["plan", str(EXAMPLES / "attention_block.tflite"), "--c-header",
-                 str(header)]) == 2
-    assert "add -o FILE" in capsys.readouterr().err and not header.exists()
+                 str(header), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    measured = document["check"]["arenas"]["memplan"]
+    assert f"#define H_ARENA_SIZE {measured}u" in header.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.h"]
 
 
 @needs_gcc
-def test_executorch_header_declares_each_planned_pool(tmp_path):
+def test_executorch_header_declares_each_planned_pool_aligned(tmp_path, capsys):
+    """`plan MODEL.pt2 --c-header`: an array per planned memory id, each aligned at least
+    as ExecuTorch aligns its planned buffers (16) and as memplan's offsets assume."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("executorch")
-    from memplan.runtimes.executorch.front_end import memplan_planner
-    from memplan.runtimes.executorch.program import Planner, lower
 
     class Small(torch.nn.Module):
         def forward(self, x):
             return (x @ x.T).relu() + x.sum()
 
-    exported = torch.export.export(Small(), (torch.randn(8, 8),))
-    lowered = lower(exported, Planner.MEMPLAN, time_limit=2.0,
-                    arena_planner=memplan_planner((), 2.0))
-    pools = [(mem_id, size) for mem_id, size in enumerate(lowered.arena_sizes) if mem_id > 0]
+    model = tmp_path / "small.pt2"
+    torch.export.save(torch.export.export(Small(), (torch.randn(8, 8),)), str(model))
     header = tmp_path / "small_pools.h"
-    header.write_text(format_c_header(executorch_header("small.pt2", header, pools)))
+    assert main(["plan", str(model), "--c-header", str(header), "--time-limit", "2",
+                 "--json"]) == 0
+    arenas = len(json.loads(capsys.readouterr().out)["arenas"])
     p = "SMALL_POOLS"
+    text = header.read_text()
+    aligns = [int(line.split()[2]) for line in text.splitlines()
+              if line.startswith(f"#define {p}_") and line.split()[1].endswith("_ALIGN")]
+    assert aligns and all(a >= 16 and a & (a - 1) == 0 for a in aligns)
+    offsets = [int(line.split()[2].rstrip("ul")) for line in text.splitlines()
+               if line.startswith("#define") and "_OFFSET_" in line.split()[1]]
+    assert all(o % min(aligns) == 0 for o in offsets)
+    names = [line.split()[1] for line in text.splitlines()
+             if line.startswith(f"#define {p}_") and line.split()[1].endswith("_SIZE")]
+    arrays = [n.removeprefix(p + "_").removesuffix("_SIZE").lower() for n in names]
     out = compile_and_print(header, tmp_path, [
-        f"{p}_POOL_COUNT",
-        *[e for mem_id, _ in pools for e in (f"{p}_POOL_{mem_id}_SIZE",
-                                             f"(uintptr_t)small_pools_pool_{mem_id} % 16")]])
-    assert [int(v) for v in out] == [len(pools), *[v for _, size in pools for v in (size, 0)]]
-    assert pools and all(size > 0 for _, size in pools)
+        f"{p}_ARENAS", *names, *[f"(uintptr_t)small_pools_{a} % 16" for a in arrays]])
+    assert int(out[0]) == len(names) == arenas
+    assert all(v == "0" for v in out[1 + len(names):])
 
 
 def test_names_become_identifiers_and_stay_unique():

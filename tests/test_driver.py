@@ -23,7 +23,7 @@ from memplan.targets.model import Pool, Target
 
 def test_the_registry_finds_by_suffix_and_runtime_and_imports_lazily():
     assert entry_for("m.tflite").name == "tflm"
-    assert entry_for("m.bin", "onnx").module == "onnx"
+    assert entry_for("m.bin", "onnx").name == "onnx"
     with pytest.raises(InputError, match="unknown model format '.bin'"):
         entry_for("m.bin")
     with pytest.raises(InputError, match="unknown runtime 'tvm2'"):

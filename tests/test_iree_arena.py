@@ -1,8 +1,11 @@
-"""IREE's transient arenas: IREE's layout reproduced (checked against IREE's own pass),
-memplan's plan written through IREE's pipelines, and the run check that can fail."""
+"""IREE's transient arenas through the one pipeline `memplan plan X.mlir --runtime iree`
+takes (the driver with `runtimes/iree/front_end.py`): IREE's layout reproduced (checked
+against IREE's own pass), memplan's plan written through IREE's pipelines, IREE's kept
+when lower, and the run check that can fail."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import zipfile
@@ -14,10 +17,11 @@ from iree.compiler import ir
 from memplan.cli import main
 from memplan.errors import InputError
 from memplan.plan.contract import ReadOptions
-from memplan.plan.driver import plan_model
+from memplan.plan.driver import PlanCheckError, check_run, check_written, plan_arena, plan_model
 from memplan.report.json_schema import plan_json_problems
 from memplan.runtimes.iree import packs as iree_packs
 from memplan.runtimes.iree import program as ip
+from memplan.runtimes.iree.front_end import NOT_REPRODUCED, pack_arena
 from memplan.runtimes.iree.layout import Layout, PackSlice, ResourceConfig, iree_layout
 from memplan.runtimes.iree.packs import Pack
 from memplan.targets import load_target
@@ -61,26 +65,61 @@ def test_iree_layout_matches_iree_own_pass_on_random_packs() -> None:
     assert not ip._check_reproduction(module, read, wrong, "random packs")
 
 
+def _planned(slices: tuple[PackSlice, ...], time_limit: float = 5):  # noqa: ANN202
+    """One pack planned as `memplan plan` plans it: the front end's arena, IREE's
+    reproduced layout its runtime plan, the driver's `plan_arena`."""
+    pack = Pack("f", 0, "loc", slices, ResourceConfig())
+    iree = iree_layout([s.size for s in slices], slices, pack.config)
+    arena = pack_arena(pack, iree)
+    assert not isinstance(arena, str)
+    (plan,) = plan_arena(arena, time_limit=time_limit)
+    return iree, plan
+
+
 def test_greedy_above_the_bound_memplan_at_it() -> None:
     # IREE's best-fit in program order leaves a hole the last slice does not fit in.
-    slices = (PackSlice(0, 1, 640), PackSlice(0, 3, 64), PackSlice(2, 3, 320),
-              PackSlice(2, 3, 384))
-    pack = Pack("f", 0, "loc", slices, ResourceConfig())
-    arena = ip.plan_arena(pack, seconds=5)
-    assert arena.iree is not None and arena.memplan is not None
-    assert arena.bound == 768
-    assert arena.memplan.total == 768
-    assert arena.iree.total > arena.bound
-    assert arena.outcome is ip.ArenaOutcome.AT_BOUND
+    iree, plan = _planned((PackSlice(0, 1, 640), PackSlice(0, 3, 64), PackSlice(2, 3, 320),
+                           PackSlice(2, 3, 384)))
+    assert plan.lower_bound == 768
+    assert plan.size == 768
+    assert plan.proof == "at_bound" and plan.chosen == "memplan"
+    assert plan.runtime == iree.total > plan.lower_bound
+
+
+def test_iree_layout_kept_when_lower_than_memplan_heuristics() -> None:
+    # Without the exact search, memplan's heuristics end above the bound here while
+    # IREE's greedy is at it: the driver keeps IREE's offsets, the runtime's plan.
+    slices = (PackSlice(0, 1, 256), PackSlice(0, 0, 256), PackSlice(2, 2, 320),
+              PackSlice(0, 0, 128), PackSlice(1, 2, 320), PackSlice(0, 2, 640))
+    iree, plan = _planned(slices, time_limit=0)
+    assert plan.chosen == "IREE LayoutSlices" and plan.proof == "at_bound"
+    assert plan.size == plan.lower_bound == iree.total == 1280
+    assert [plan.offsets[k] for k in range(len(slices))] == list(iree.offsets)
+    # With the search, memplan reaches the bound too, and the tie goes to memplan.
+    _, searched = _planned(slices)
+    assert searched.size == 1280 and searched.proof == "at_bound"
 
 
 def test_unbounded_dynamic_slice_is_refused_with_reason() -> None:
     pack = Pack("f", 0, "loc", (PackSlice(0, 1, 64),
                                 PackSlice(0, 1, None, why_unbounded="%sz: a function argument")),
                 ResourceConfig())
-    arena = ip.plan_arena(pack, seconds=1)
-    assert arena.outcome is ip.ArenaOutcome.REFUSED and arena.memplan is None
-    assert "%sz: a function argument" in (arena.reason or "")
+    note = pack_arena(pack, None)
+    assert isinstance(note, str)
+    assert note == ("f#0: left to IREE, a slice has no proven size bound "
+                    "(%sz: a function argument)")
+
+
+def test_bounded_dynamic_slice_planned_at_its_bound_without_iree_plan() -> None:
+    # IREE sizes a runtime slice only at run time: there is no static IREE plan to beat.
+    pack = Pack("f", 0, "loc", (PackSlice(0, 1, 64), PackSlice(0, 1, None, bound=100)),
+                ResourceConfig())
+    arena = pack_arena(pack, iree_layout([64], pack.slices[:1], pack.config))
+    assert not isinstance(arena, str)
+    assert arena.runtime is None
+    assert [b.size for b in arena.buffers] == [64, 128]
+    (plan,) = plan_arena(arena, time_limit=5)
+    assert plan.size == plan.lower_bound == 192
 
 
 def test_program_planned_written_and_checked_by_running(tmp_path: Path,
@@ -102,6 +141,8 @@ def test_program_planned_written_and_checked_by_running(tmp_path: Path,
     assert plan_json_problems(document) == []
     (arena,) = document["arenas"]
     assert arena["memplan"] == arena["lower_bound"] == 131072 + 32768
+    assert arena["status"] == "at_bound" and arena["runtime"] == 131072 + 32768
+    assert document["runtime_planner"] == "IREE LayoutSlices"
     assert document["check"]["ran"] and document["check"]["identical"]
     assert any(n.startswith("invocation @main: transient peak IREE 163,840 B, memplan "
                             "163,840 B (1.000x)") for n in document["notes"])
@@ -109,15 +150,19 @@ def test_program_planned_written_and_checked_by_running(tmp_path: Path,
     assert plot.stat().st_size > 0
     assert "163840" in header.read_text()
 
-    # A plan that puts two slices alive at once on the same bytes changes the outputs.
-    def overlapping(pack: Pack) -> ip.ArenaPlan:
-        sizes = [s.size for s in pack.slices]
-        layout = Layout(tuple(0 for _ in sizes), max(sizes))
-        return ip.ArenaPlan(pack, ip.ArenaOutcome.BEST_FOUND, None, None, layout)
+    assert NOT_REPRODUCED not in document["notes"]
 
-    bad = ip.plan_iree_program(source, str(MLP), planner=overlapping)
-    result = ip.check_run(bad, source, reference)
-    assert not result.identical and "differs" in result.detail
+    # The same path in-process, then a plan that puts two slices alive at once on the same
+    # bytes: the read-back check calls it unsound, and the run's outputs differ.
+    fe, plan = plan_model(str(MLP), runtime="iree", options=ReadOptions(write=True,
+                                                                        time_limit=5))
+    assert check_run(fe, plan).identical
+    (good,) = plan.arenas
+    overlapping = dataclasses.replace(good, offsets={k: 0 for k in good.offsets})
+    bad = fe.write(plan.view, {good.name: overlapping.offsets})
+    with pytest.raises(PlanCheckError, match="unsound"):
+        check_written(fe, plan.view, [overlapping], bad)
+    assert not check_run(fe, dataclasses.replace(plan, written=bad)).identical
 
 
 def test_gpu_target_compiles_for_its_backend_and_is_not_run() -> None:

@@ -183,7 +183,7 @@ def test_a_forbidden_import_is_found(table, tmp_path: Path) -> None:
     assert violations(root, rows, shared) == ([], [])
     # One import against the table each, in the ways a module may import.
     forbidden = {
-        "pack/planner.py": ("from ..ir.types import element_bytes\n", "ir"),
+        "pack/packer.py": ("from ..ir.types import element_bytes\n", "ir"),
         "analysis/late.py": ("def f():\n    from ..check import run_checks\n", "check"),
         "ir/typed.py": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
                         "    from memplan.analysis import census\n", "analysis"),
@@ -197,6 +197,116 @@ def test_a_forbidden_import_is_found(table, tmp_path: Path) -> None:
     # A folder the table does not name is found too.
     root = _tree(tmp_path / "unnamed", {**allowed, "gadgets/__init__.py": ""})
     assert violations(root, rows, shared)[1] == ["gadgets"]
+
+
+# The Python packages of the runtimes memplan plans for: only `runtimes/` imports them.
+RUNTIME_PACKAGES = frozenset({"tvm", "tvm_ffi", "executorch", "torch", "torchvision", "onnx",
+                              "tflite_micro", "sympy"})
+
+
+def table_cycle(rows: list[Row]) -> list[str] | None:
+    """A cycle of layers in the table's own "may import" column (None: there is none).
+    The shared row is left out: every layer may import it, and it may import `ir/` for a
+    diagnostic's place, which is not a layer above `ir/`."""
+    units = {u: r.layer for r in rows for u in r.units}
+    edges = {r.layer: {units[u] for u in r.may_import if u in units} - {r.layer}
+             for r in rows if r.layer != "shared"}
+    edges = {a: {b for b in bs if b in edges} for a, bs in edges.items()}
+    return _cycle(edges)
+
+
+def import_cycle(root: Path) -> list[str] | None:
+    """A cycle among the package's units (folders and top-level modules) as they import
+    each other (None: there is none)."""
+    edges: dict[str, set[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        module = module_name(path, root)
+        unit = unit_of(module, root) if module != root.name else "__init__"
+        if unit == "__init__":
+            continue
+        targets = {unit_of(m, root) for m in imports(path, root)} - {unit, "__init__"}
+        edges.setdefault(unit, set()).update(targets)
+    return _cycle(edges)
+
+
+def _cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def runtime_imports(root: Path) -> list[tuple[str, str]]:
+    """(module, runtime package) for every import of a runtime's package outside
+    `runtimes/`."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        module = module_name(path, root)
+        if unit_of(module, root) == "runtimes":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            found += [(module, n.split(".")[0]) for n in names
+                      if n.split(".")[0] in RUNTIME_PACKAGES]
+    return sorted(set(found))
+
+
+def test_the_table_has_no_cycle(table) -> None:
+    rows, _ = table
+    assert table_cycle(rows) is None, " -> ".join(table_cycle(rows))
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    cycle = import_cycle(PACKAGE)
+    assert cycle is None, "units importing each other: " + " -> ".join(cycle)
+
+
+def test_only_runtimes_import_a_runtimes_package() -> None:
+    assert runtime_imports(PACKAGE) == []
+
+
+def test_a_cycle_and_a_runtime_import_are_found(table, tmp_path: Path) -> None:
+    """Each check fails on a planted import: an upward one that closes a cycle (report/
+    <-> plan/), a cycle written into the table, and torch imported by the driver."""
+    rows, shared = table
+    planted = {
+        "__init__.py": "",
+        "plan/__init__.py": "",
+        "plan/driver.py": "def f():\n    from ..report import table\n",
+        "report/__init__.py": "",
+        "report/table.py": "from ..plan import driver\n",
+    }
+    root = _tree(tmp_path / "cycle", planted)
+    assert import_cycle(root) in (["plan", "report", "plan"], ["report", "plan", "report"])
+    bad, _ = violations(root, rows, shared)
+    assert ("memplan.plan.driver", "report") in bad
+    looped = [Row(r.layer, r.units, r.may_import | {"report"}) if r.layer == "plan" else r
+              for r in rows]
+    assert table_cycle(looped) is not None
+    root = _tree(tmp_path / "torch", {"__init__.py": "", "plan/__init__.py": "",
+                                      "plan/driver.py": "def f():\n    import torch.export\n",
+                                      "runtimes/__init__.py": "import torch\n"})
+    assert runtime_imports(root) == [("memplan.plan.driver", "torch")]
 
 
 def test_tests_do_not_import_benchmarks() -> None:

@@ -106,7 +106,7 @@ def test_buffer_in_a_loop_moved_to_workspace_runs_like_tvms_build():
 @pytest.mark.parametrize("body, reason", [
     ('T.func_attr({"a": __import__("os").system("true")})', "name '__import__' refused"),
     ('T.evaluate(open("x"))', "name 'open' refused"),
-    ("T.evaluate(Tx.functools.reduce)", "reaches module functools"),
+    ("T.evaluate(Tx.functools.reduce)", "Tx.functools.reduce refused"),
     ("T.evaluate(10 ** 10 ** 10)", "`**` with a right operand"),
 ])
 def test_script_that_would_run_code_is_refused(tmp_path, capsys, body, reason):

@@ -17,8 +17,12 @@ raises `errors.InputError`, as everywhere in memplan.
 - `place(chunks, target)`: every allocation in one of the target's memory spaces;
 - `pack(path_or_rows, **options)`: buffers with lifetimes packed at static offsets.
 
-Whole models (.pt2, .tflite, .onnx) are planned by `memplan.plan.driver`; its entry point is
-re-exported here as `plan` once it lands (see `__all__`).
+- `plan(path)`: a whole model's arenas for its runtime (TFLM, ExecuTorch, IREE, TVM, ONNX),
+  beside the runtime's own plan; `check_run=True` proves it on the runtime;
+- `check_kernels(path, target)`: a TVMScript module's TIR stack frames.
+
+A job whose optional libraries are missing raises `memplan.MissingExtra` (one line naming
+the pip extra); `dir(api)` lists every job.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ _HOME = {
     "Input": "reading", "read": "reading",
     "pack": "packing",
     "check_kernels": "kernels",
-    # "plan": "..driver" (whole models) joins here when memplan.plan.driver lands.
+    "PlanResult": "planning", "PlannedArena": "planning", "plan": "planning",
 }
 
 if TYPE_CHECKING:
@@ -47,6 +51,7 @@ if TYPE_CHECKING:
     from .optimizing import OptResult, compare_runs, compare_states, opt
     from .packing import pack
     from .placing import PlaceResult, place
+    from .planning import PlannedArena, PlanResult, plan
     from .reading import Input, read
 
 
@@ -57,11 +62,12 @@ def __getattr__(name: str) -> object:
     return getattr(importlib.import_module(f".{home}", __name__), name)
 
 
-def __dir__() -> list[str]:
-    return list(__all__)  # every job, though none is loaded before its first use
-
-
 __all__ = [  # the names of _HOME (tests/test_api.py keeps them equal)
-    "CheckResult", "Input", "OptResult", "PlaceResult", "check", "check_kernels", "compare_runs",
-    "compare_states", "copies", "opt", "pack", "place", "read", "stream_listing",
+    "CheckResult", "Input", "OptResult", "PlaceResult", "PlanResult", "PlannedArena", "check",
+    "check_kernels", "compare_runs", "compare_states", "copies", "opt", "pack", "place", "plan",
+    "read", "stream_listing",
 ]
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

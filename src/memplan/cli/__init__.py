@@ -44,7 +44,7 @@ COMMANDS = (
     Command("copies", "transient and copied bytes before/after the tensor rewrites, beside "
             "IREE's stream figures", Extra.MLIR),
     Command("place", "decide which memory space holds each allocation", Extra.MLIR),
-    Command("plan", "plan a whole model's tensor arenas (.tflite, .onnx, .pt2)", None),
+    Command("plan", "plan a whole model's tensor arenas", None),
     Command("passes", "list the passes `memplan opt -p` can run", Extra.MLIR),
     Command("targets", "list target descriptions or show one", None),
 )

@@ -21,30 +21,29 @@ EXIT_1 = ("the planned model runs differently, fails where the input ran or need
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
-    p = commands.add_parser("plan", help="plan a whole model's tensor arenas (.tflite, .onnx, "
-                            ".pt2)",
+    from ..plan import REGISTRY, options_of
+
+    runtimes = "; ".join(f"{e.name}: {e.summary}" for e in REGISTRY)
+    p = commands.add_parser("plan", help="plan a whole model's tensor arenas",
                             description="Plan the arenas of a model at static offsets with "
                             "the runtime's own plan beside memplan's; write the model with the "
-                            "plan in the runtime's form (.tflite: TFLM OfflineMemoryAllocation; "
-                            ".pt2: an ExecuTorch .pte planned by memplan) and prove it on the "
-                            "runtime (--check-run, in a child process).")
+                            "plan in the runtime's form and prove it on the runtime "
+                            f"(--check-run, in a child process). Runtimes: {runtimes}.")
     p.add_argument("file", help="model file; the suffix says its format")
-    from ..plan import names
-
-    p.add_argument("--runtime", choices=names(), help="the front end to read it with, when "
-                   "the suffix does not say")
+    p.add_argument("--runtime", choices=[e.name for e in REGISTRY], help="the runtime to "
+                   "plan for, when the suffix does not say")
     p.add_argument("--target", help="a preset name or a target .toml file (pools, alignment)")
-    p.add_argument("-o", "--output", help="write the model with the plan (.tflite; .pte for "
-                   "a .pt2); a .tflite is kept only once TFLM has run it in no larger an "
-                   "arena than its own plan needs")
+    p.add_argument("-o", "--output", help="write the model with the plan in the runtime's "
+                   "form; a runtime that places data of its own around the plan keeps it only "
+                   "once a run shows it needs no larger an arena than its own plan")
     p.add_argument("--time-limit", type=non_negative_seconds, default=10.0, metavar="S",
                    help="seconds for the exact solver per arena (default 10; 0: heuristics "
                    "only)")
     p.add_argument("--dim", action="append", default=[], metavar="NAME=N",
-                   help="value of a symbolic input dimension (.onnx); repeatable")
-    p.add_argument("--check-run", action="store_true", help="run the input and the written "
-                   "model on the runtime (TFLM's interpreter, executorch.runtime) in a child "
-                   "process: identical outputs, and for TFLM the smallest arenas")
+                   help="value of a symbolic input dimension; repeatable")
+    p.add_argument("--check-run", action="store_true", help="run the input and the planned "
+                   "model on the runtime in a child process and compare their outputs (the "
+                   "planned model is made in memory: -o is not needed)")
     p.add_argument("--budget", type=non_negative_int, metavar="BYTES",
                    help="bytes all arenas together may take (with --target: all pools "
                    "together): exit 1 if the plan is over, saying whether any plan could fit")
@@ -52,11 +51,15 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    ".pdf)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text "
                    "(docs/json-schema.md)")
-    p.add_argument("--kernels", choices=("reference", "cmsis-nn"), default="reference",
-                   help="TFLM kernels the firmware links (.tflite): their scratch buffers get "
-                   "room in the plan (default reference; cmsis-nn needs a Cortex-M core)")
-    p.add_argument("--core", metavar="NAME", help="the Cortex-M core CMSIS-NN is built for "
-                   "(cortex-m4, cortex-m55+nomve...; default: the --target's name)")
+    seen = set()
+    for entry in REGISTRY:
+        for option in options_of(entry):
+            if option.flag in seen:
+                continue
+            seen.add(option.flag)
+            p.add_argument(option.flag, dest=option.dest, choices=option.choices,
+                           metavar=option.metavar, default=None,
+                           help=f"{entry.name}: {option.help}")
     p.add_argument("--c-header", metavar="FILE.h", help="write the plan for firmware: each "
                    "arena's size, an aligned uint8_t array and the offsets (TFLM: the whole "
                    "arena to declare, measured by running the written model)")
@@ -66,12 +69,13 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     require_readable(args.file)
-    from ..plan import entry_for, load
-    from ..plan.contract import ReadOptions, verifies_writes
+    from ..plan import REGISTRY, entry_for, load, options_of
+    from ..plan.contract import ReadOptions, takes_dims, unrunnable, verifies_writes
     from ..plan.driver import RunFailure, check_run, over_budget, plan_model
     from ..report.model_plan_report import format_plan_text, plan_json
 
-    fe = load(entry_for(args.file, args.runtime), args.file)
+    entry = entry_for(args.file, args.runtime)
+    fe = load(entry, args.file)
     outputs = Outputs(inputs_of(args))
     outputs.claim(args.output, "planned model")  # checked before any work
     outputs.claim(args.plot, "layout plot", "--plot")
@@ -82,16 +86,14 @@ def run(args: argparse.Namespace) -> int:
         plot_format = check_plot_path(args.plot)
     if args.output and fe.writes and Path(args.output).suffix.lower() != fe.writes:
         raise InputError(args.output, f"a model for {fe.runtime} is written as {fe.writes}")
-    if args.dim and fe.name != "onnx":
-        raise InputError(args.file, "--dim applies to .onnx models only")
-    if (args.kernels != "reference" or args.core) and fe.name != "tflm":
-        raise InputError(args.file, "--kernels and --core apply to .tflite models only")
-    if args.check_run and not args.output:
-        raise InputError(args.file, "--check-run runs the planned model: add -o FILE")
-    if args.c_header and verifies_writes(fe) and not args.output:
-        raise InputError(args.file, f"--c-header declares the whole arena {fe.runtime} "
-                         "needs (the plan and its own persistent data), measured by running "
-                         "the planned model: add -o FILE")
+    if args.dim and not takes_dims(fe):
+        readers = [e.name for e in REGISTRY if e.name != entry.name]
+        raise InputError(args.file, f"--dim: the {entry.name} runtime reads no symbolic "
+                         f"dimensions (runtimes that do: {', '.join(readers) or 'none'})")
+    extra = _runtime_options(args, entry, [(e, options_of(e)) for e in REGISTRY])
+    if (args.check_run or (args.c_header and verifies_writes(fe))) and not fe.writes:
+        raise InputError(args.file, f"{fe.runtime}: memplan writes no model for it, so there "
+                         "is nothing to run")
     target = None
     if args.target:
         from ..targets import load_target
@@ -101,16 +103,18 @@ def run(args: argparse.Namespace) -> int:
     from ..report.step_progress import StepProgress, step
 
     options = ReadOptions(target, parse_values("--dim", args.dim, "NAME=INTEGER")
-                          if args.dim else {}, args.output is not None, args.time_limit or None,
-                          args.kernels, args.core, step=step)
-
+                          if args.dim else {}, bool(args.output or args.check_run
+                                                    or (args.c_header and verifies_writes(fe))),
+                          args.time_limit or None, extra, step=step)
+    cannot_run = unrunnable(fe, options)
+    if args.check_run and cannot_run:
+        raise InputError(args.file, f"--check-run: {cannot_run}")
+    run_it = args.check_run or (options.write and verifies_writes(fe) and not cannot_run)
     check = failure = None
     code = 0
     with StepProgress(wanted(args.json)):
         fe, plan = plan_model(args.file, runtime=args.runtime, options=options)
-        # A CMSIS-NN build cannot be run here (TFLM's interpreter has the reference kernels).
-        if args.check_run or (args.output and verifies_writes(fe)
-                              and args.kernels == "reference"):
+        if run_it:
             try:
                 check = check_run(fe, plan, step=step)  # on the bytes, before anything is written
             except RunFailure as err:
@@ -144,8 +148,8 @@ def run(args: argparse.Namespace) -> int:
     if args.c_header:
         from ..report.c_header import format_c_header, plan_header
 
-        outputs.provide_text(args.c_header,
-                             format_c_header(plan_header(plan, args.c_header, check)))
+        header = getattr(fe, "c_header", plan_header)  # the runtime's own, where it has one
+        outputs.provide_text(args.c_header, format_c_header(header(plan, args.c_header, check)))
     if args.plot:
         from ..report.layout_plot import write_panels_plot
 
@@ -155,3 +159,19 @@ def run(args: argparse.Namespace) -> int:
     outputs.commit()
     return 0
 
+
+
+def _runtime_options(args: argparse.Namespace, entry, declared) -> dict:  # noqa: ANN001
+    """The values of the runtimes' own options given on the command line; one that
+    belongs to another runtime is refused, naming it."""
+    given = {}
+    for owner, options in declared:
+        for option in options:
+            value = getattr(args, option.dest, None)
+            if value is None:
+                continue
+            if owner.name != entry.name:
+                raise InputError(args.file, f"{option.flag} applies to the {owner.name} "
+                                 f"runtime ({owner.summary}), not {entry.name}")
+            given[option.dest] = value
+    return given

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from .contract import FrontEnd
+from ..extras import Extra, MissingExtra
+from .contract import FrontEnd, Option
 
 
 @dataclass(frozen=True)
@@ -21,14 +22,18 @@ class Entry:
     name: str  # --runtime NAME, and its folder: memplan.runtimes.<name>.front_end
     suffixes: tuple[str, ...]
     extra: str  # pip install 'memplan[extra]' brings what it imports
+    summary: str  # what it plans and writes, for --help
 
 
 REGISTRY: tuple[Entry, ...] = (
-    Entry("tflm", (".tflite",), "tflite"),
-    Entry("onnx", (".onnx",), "onnx"),
-    Entry("executorch", (".pt2",), "executorch"),
-    Entry("tvm", (".py",), "tvm"),
-    Entry("iree", (".mlir",), "mlir"),
+    Entry("tflm", (".tflite",), "tflite", ".tflite on TFLM's interpreter, written with "
+          "OfflineMemoryAllocation metadata"),
+    Entry("onnx", (".onnx",), "onnx", ".onnx graphs, report only"),
+    Entry("executorch", (".pt2",), "executorch", ".pt2 (torch.export) lowered by ExecuTorch, "
+          "written as its .pte"),
+    Entry("tvm", (".py",), "tvm", "Relax TVMScript (.py), or a .pt2/.onnx imported by TVM, "
+          "run on the Relax VM"),
+    Entry("iree", (".mlir",), "mlir", "IREE input programs (.mlir), written as a .vmfb"),
 )
 
 
@@ -57,17 +62,39 @@ def entry_for(path: str, runtime: str | None = None) -> Entry:
     raise InputError(path, f"unknown model format '{suffix}' (known: {', '.join(suffixes())})")
 
 
+def options_of(entry: Entry) -> tuple[Option, ...]:
+    """The runtime's own `memplan plan` options, from its package (which imports none of
+    the runtime's libraries)."""
+    return getattr(importlib.import_module(f"memplan.runtimes.{entry.name}"), "OPTIONS", ())
+
+
+# Checks of a file's structure that need only the standard library, by suffix, whatever
+# the runtime: they run before a front end's module is imported, because that import
+# brings the runtime (torch and ExecuTorch for a .pt2: a gigabyte and seconds) and a
+# refused file must cost neither, nor reach the runtime's own reader.
+PRECHECKS: dict[str, tuple[str, str]] = {
+    ".pt2": ("memplan.runtimes.pt2", "check_archive"),
+}
+
+
+def precheck(path: str) -> None:
+    """Run the light check of the file's format, if it has one; an InputError if refused."""
+    check = PRECHECKS.get(Path(path).suffix.lower())
+    if check is not None:
+        getattr(importlib.import_module(check[0]), check[1])(path)
+
+
 def load(entry: Entry, path: str = "") -> FrontEnd:
-    """Import the front end's module; a missing optional package is one line naming the
-    extra to install."""
+    """Import the front end's module, after `precheck` of `path` if one is given; a missing
+    optional package is `MissingExtra`, one line naming the extra to install."""
+    if path:
+        precheck(path)
     try:
         module = importlib.import_module(f"memplan.runtimes.{entry.name}.front_end")
     except ModuleNotFoundError as err:
         if not err.name or err.name.split(".")[0] == "memplan":
             raise  # memplan's own module missing: a bug, not an extra to install
-        missing = err.name
-        raise InputError(path or entry.name, f"the {entry.name} front end needs {missing}: "
-                         f"pip install 'memplan[{entry.extra}]'") from None
+        raise MissingExtra(Extra(entry.extra), f"planning for {entry.name}") from None
     return module.FRONT_END
 
 

@@ -46,16 +46,28 @@ def no_step(label: str) -> None:
 
 
 @dataclass(frozen=True)
+class Option:
+    """A `memplan plan` option of one runtime's own, declared in its package's
+    `__init__.py` (`OPTIONS`), so the command lists it without importing the runtime. Its
+    value reaches the front end as `ReadOptions.extra[dest]`."""
+
+    flag: str  # "--kernels"
+    dest: str  # "kernels"
+    help: str
+    default: Any = None
+    choices: tuple[str, ...] | None = None
+    metavar: str | None = None
+
+
+@dataclass(frozen=True)
 class ReadOptions:
     target: Target | None = None
-    dims: Mapping[str, int] = field(default_factory=dict)  # symbolic dimensions (.onnx)
+    dims: Mapping[str, int] = field(default_factory=dict)  # symbolic dimensions (--dim)
     write: bool = False  # a written model is wanted (-o): read what writing needs
     time_limit: float | None = 10.0  # seconds for the exact solver, per arena
-    # TFLM: the kernels the firmware links ("reference" or "cmsis-nn") and, for CMSIS-NN,
-    # the Cortex-M core they are built for (their scratch sizes depend on both).
-    kernels: str = "reference"
-    core: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)  # the runtime's own `Option`s
     step: Step = field(default=no_step, compare=False, repr=False)
+
 
 
 Offsets = Mapping[str, Mapping[Key, int]]  # per arena name (space), per buffer key
@@ -113,6 +125,11 @@ class FrontEnd(Protocol):
     plans_in_hook: ClassVar[bool]
     # Optional (default False): a written model is kept only after a run on the runtime
     # shows it needs no larger an arena than the runtime's own plan (`verifies_writes`).
+    # Optional (default False): `takes_dims`, the reader pins symbolic dimensions (--dim).
+    # Optional: `runnable(options) -> str | None`, why a model read with these options
+    # cannot be run here (None: it can); `c_header(plan, header_path, check)`, the
+    # runtime's own firmware header (`report.c_header.CHeader`) where the generic one
+    # (one array per arena) is not what its runtime takes.
 
     def read(self, path: str, options: ReadOptions) -> ModelView: ...
 
@@ -134,3 +151,13 @@ def verifies_writes(front_end: FrontEnd) -> bool:
     scratch and persistent data around the plan, so only a run shows what it needs)."""
     return bool(getattr(front_end, "verify_writes", False))
 
+
+
+def takes_dims(front_end: FrontEnd) -> bool:
+    return bool(getattr(front_end, "takes_dims", False))
+
+
+def unrunnable(front_end: FrontEnd, options: ReadOptions) -> str | None:
+    """Why a model read with `options` cannot be run on this machine (None: it can)."""
+    runnable = getattr(front_end, "runnable", None)
+    return None if runnable is None else runnable(options)

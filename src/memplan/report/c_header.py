@@ -10,9 +10,10 @@ armclang), which a build for another compiler replaces by defining
 `MEMPLAN_ALIGNED(n)` first.
 
 The names come from the header's file name: `--c-header kws_plan.h` gives
-`KWS_PLAN_ARENA_SIZE` and `kws_plan_arena`. One builder per kind of plan
-(`pack_header`, `tflm_header`, `executorch_header`) arranges the numbers a
-command already has; `format_c_header` only formats.
+`KWS_PLAN_ARENA_SIZE` and `kws_plan_arena`. `pack_header` and
+`plan_header` arrange the numbers a command already has (a runtime whose firmware
+takes another form builds its own `CHeader` beside its front end); `format_c_header`
+only formats.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..pack import PackResult
     from ..plan.contract import RunCheck
-    from ..plan.driver import ModelPlan
+    from ..plan.driver import ArenaPlan, ModelPlan
 
 # Longest identifier stem we make from a buffer's or tensor's name (C99 guarantees 31
 # significant characters for external names, 63 for macros).
@@ -92,65 +93,34 @@ def pack_header(result: PackResult, source: str, header_path: str | Path) -> CHe
                    tuple(defines))
 
 
-def tflm_header(source: str, header_path: str | Path, *, head: int, arena: int,
-                alignment: int, tensors: Sequence[Offset]) -> CHeader:
-    """`memplan plan MODEL.tflite --c-header`: TFLM's arena for the model with memplan's
-    plan as `OfflineMemoryAllocation` metadata. `head` is the planned (non-persistent)
-    region memplan packed; `arena` is the whole arena to hand `MicroInterpreter`, head and
-    TFLM's own persistent tail together (measured by running the planned model);
-    `tensors` are the planned offsets inside the head."""
-    prefix = prefix_for(header_path)
-    return CHeader(
-        prefix, source,
-        (f"TFLM arena for the planned model: {arena} B, of which the planned head is "
-         f"{head} B;",
-         f"hand {prefix.lower()}_arena and {prefix}_ARENA_SIZE to tflite::MicroInterpreter"),
-        (Arena("arena", arena, alignment, "the whole tensor arena: planned head, then TFLM's "
-               "persistent data at the other end", tuple(tensors)),),
-        (Define("PLANNED_HEAD_SIZE", head, "bytes of the arena memplan's offsets span (the "
-                "non-persistent tensors)"),))
-
-
-def executorch_header(source: str, header_path: str | Path,
-                      pools: Sequence[tuple[int, int]], alignment: int = 16) -> CHeader:
-    """`memplan plan MODEL.pt2 --c-header`: one buffer per planned memory id (`mem_id`,
-    bytes), for the `MemoryManager`'s planned spans in the order of the program's
-    `non_const_buffer_sizes` (id 0 is reserved by ExecuTorch and never planned)."""
-    arenas = tuple(Arena(f"pool_{mem_id}", size, alignment,
-                         f"planned memory id {mem_id}") for mem_id, size in pools)
-    total = sum(size for _, size in pools)
-    return CHeader(prefix_for(header_path), source,
-                   (f"ExecuTorch planned memory: {len(arenas)} pool(s), {total} B in all",),
-                   arenas, (Define("POOL_COUNT", len(arenas), "planned memory ids"),))
-
-
-def plan_header(plan: ModelPlan, header_path: str | Path,
-                check: RunCheck | None = None) -> CHeader:
-    """`memplan plan MODEL --c-header`: TFLM's one arena (its size to declare measured by
-    running the planned model: `check`), else one array per arena the plan sizes (an
-    ExecuTorch memory id or pool, an IREE pack, a Relax arena) with memplan's offsets."""
-    source = plan.view.path
-
-    def offsets(arena) -> tuple[Offset, ...]:
-        by_key = {b.key: b for b in arena.buffers}
-        return tuple(Offset(by_key[k].name, off, by_key[k].size or 0, str(k))
-                     for k, off in sorted(arena.offsets.items(), key=lambda kv: kv[1])
-                     if k in by_key)
-
-    if plan.front_end == "tflm":
-        if check is None or check.planned.arena is None:
-            raise ValueError("a TFLM header needs the arena measured by running the model")
-        arena = plan.arenas[0]
-        alignment = max(b.alignment for b in arena.buffers) if arena.buffers else 16
-        return tflm_header(source, header_path, head=arena.size, arena=check.planned.arena,
-                           alignment=max(alignment, 16), tensors=offsets(arena))
+def plan_header(plan: ModelPlan, header_path: str | Path, check: RunCheck | None = None,
+                alignment: int = 1) -> CHeader:
+    """`memplan plan MODEL --c-header`: one array per arena the plan sizes (an ExecuTorch
+    memory id or pool, an IREE pack, a Relax arena) with memplan's offsets; a runtime whose
+    firmware takes another form builds its own (`FrontEnd.c_header`). Each array is aligned
+    as its offsets assume and at least `alignment` (what the runtime requires)."""
     names = [n.lower() for n in _unique_names([a.name for a in plan.arenas])]
-    arenas = tuple(Arena(name, a.size, max([b.alignment for b in a.buffers] or [16]),
+    arenas = tuple(Arena(name, a.size, arena_alignment(a, alignment),
                          f"{a.name}: lower bound {a.lower_bound} B, {a.proof.value}",
-                         offsets(a)) for name, a in zip(names, plan.arenas, strict=True))
-    return CHeader(prefix_for(header_path), source,
+                         arena_offsets(a)) for name, a in zip(names, plan.arenas, strict=True))
+    return CHeader(prefix_for(header_path), plan.view.path,
                    (f"{plan.runtime}: {len(arenas)} arena(s), {plan.total} B in all",),
                    arenas, (Define("ARENAS", len(arenas), "arenas planned"),))
+
+
+def arena_alignment(arena: ArenaPlan, floor: int = 1) -> int:
+    """The alignment an arena's base needs: every offset was packed assuming it (the
+    packing's alignment), every buffer's own, and the runtime's `floor`."""
+    return max(floor, *(b.alignment for b in arena.packing.problem.buffers),
+               *(b.alignment for b in arena.buffers))
+
+
+def arena_offsets(arena: ArenaPlan) -> tuple[Offset, ...]:
+    """An arena's buffers at their offsets, lowest first."""
+    by_key = {b.key: b for b in arena.buffers}
+    return tuple(Offset(by_key[k].name, off, by_key[k].size or 0, str(k))
+                 for k, off in sorted(arena.offsets.items(), key=lambda kv: kv[1])
+                 if k in by_key)
 
 
 # --- formatting -------------------------------------------------------------------------

@@ -18,13 +18,20 @@ also bounds what torch would read: every member by its declared size against the
 (stored members) and the deflate ratio (compressed ones, whose declared size is what
 torch's reader allocates and the most it inflates), their total, each weight's extent
 against the bytes its record holds (an empty record makes torch allocate the declared
-shape as zeros), and each graph tensor's bytes. `load_exported` then loads with every
-unpickling entry point of torch's loader held to `weights_only=True`: a path this module
-did not foresee is refused, not run. docs/reliability.md states the trust model.
+shape as zeros), and each graph tensor's bytes. Torch's deserializer also reads
+strings as code: each symbolic size (`as_expr.expr_str`) goes to `sympy.sympify`,
+which evaluates it; each node's `target` names a callable that shape checking then
+calls; each `guards_code` line becomes Python that `ExportedProgram.module()`
+compiles. `_check_strings` holds every one of them to a strict grammar
+(`sym_expr_problem`, `target_problem`, `guard_problem`) and refuses the file
+otherwise. `load_exported` then loads with every unpickling entry point of torch's
+loader held to `weights_only=True`: a path this module did not foresee is refused, not
+run. docs/reliability.md states the trust model.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import logging
@@ -105,7 +112,9 @@ def check_archive(path: str | Path) -> Archive:
             for model in models:
                 _check_payloads(shown, archive, members, model, _WEIGHTS_CONFIG, _WEIGHTS)
                 _check_payloads(shown, archive, members, model, _CONSTANTS_CONFIG, _CONSTANTS)
-                _check_graph(shown, _json(shown, archive, members, f"{_MODELS}{model}.json"))
+                program = _json(shown, archive, members, f"{_MODELS}{model}.json")
+                _check_strings(shown, program)
+                _check_graph(shown, program)
     except FileNotFoundError:
         raise InputError(shown, "no such file") from None
     except zipfile.BadZipFile as err:
@@ -188,6 +197,10 @@ def _members(path: str, infos: list[zipfile.ZipInfo], file_size: int) -> dict[st
         if info.is_dir():
             continue
         folder, _, inner = name.partition("/")
+        parts = name.split("/")
+        if name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
+            raise InputError(path, f"archive member '{_short(name)}' is not a plain path "
+                             "inside the top folder (empty, '.' or '..' component, or absolute)")
         if not inner:
             raise InputError(path, "not a torch.export program (the archive holds no exported "
                              f"program: member '{_short(name)}' is outside a top folder, "
@@ -321,6 +334,208 @@ def _check_tensor(path: str, name: str, meta: Any) -> None:
         if count * itemsize > MAX_VALUE:
             raise InputError(path, f"tensor '{_short(name)}' takes more than 2**40 bytes "
                              f"(dimension {i} is {value:,}); memplan plans at most that")
+
+
+# --- strings torch reads as code ----------------------------------------------------------
+
+# What torch's deserializer hands `sympy.sympify` as names of functions (its
+# `sympy_functions`, torch/_export/serde/serialize.py) and the sympy classes its printer
+# (`srepr`) writes; any other call is refused.
+_SYM_FUNCTIONS = frozenset({
+    "FloorDiv", "ModularIndexing", "Where", "PythonMod", "Mod", "CleanDiv", "CeilToInt",
+    "FloorToInt", "CeilDiv", "LShift", "RShift", "PowByNatural", "FloatPow", "FloatTrueDiv",
+    "IntTrueDiv", "IsNonOverlappingAndDenseIndicator", "TruncToFloat", "TruncToInt",
+    "RoundToInt", "RoundDecimal", "ToFloat", "Identity", "OpaqueUnaryFn_sqrt",
+    "Symbol", "Integer", "Float", "Rational", "Add", "Mul", "Pow", "Max", "Min", "Abs",
+    "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "StrictLessThan", "StrictGreaterThan",
+    "LessThan", "GreaterThan", "Equality", "Unequality", "And", "Or", "Not",
+    "floor", "ceiling", "Piecewise", "ExprCondPair", "BooleanTrue", "BooleanFalse",
+})
+# The assumptions `srepr` writes as keywords: `Symbol('s0', integer=True, positive=True)`.
+_ASSUMPTIONS = frozenset({"integer", "positive", "nonnegative", "negative", "nonpositive",
+                          "real", "finite", "zero", "nonzero", "even", "odd", "rational"})
+_SYM_CONSTANTS = frozenset({"oo", "zoo", "nan", "true", "false", "True", "False"})
+# A symbol torch makes: a short lowercase prefix and an index (`s0`, `u3`, `zuf1`).
+_SYMBOL = re.compile(r"[a-z]{1,12}[0-9]{1,9}")
+# A string argument `srepr` writes: a symbol's name, a float's digits.
+_SYM_STRING = re.compile(r"[A-Za-z0-9_.+-]{1,40}")
+_MAX_EXPR = 10_000  # characters in one expression
+_MAX_POWER = 64  # the largest exponent sympy may fold (`2**10**10` would never finish)
+_MAX_DIGITS = 40
+_SYM_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow,
+                  ast.USub, ast.UAdd, ast.Not, ast.Invert, ast.And, ast.Or,
+                  ast.BitAnd, ast.BitOr, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+# Callables a graph node may name: operators (`torch.ops.NS.OP[.OVERLOAD]`) and the
+# symbolic-size functions torch itself serializes (its `_SYM_OPS`).
+_OP_TARGET = re.compile(r"torch\.ops\.[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*"
+                        r"(\.[A-Za-z_][A-Za-z0-9_]*)?")
+_SYM_TARGETS = frozenset(
+    [f"_operator.{n}" for n in ("eq", "ne", "le", "ge", "lt", "gt", "neg", "pos", "mul",
+                                "add", "sub", "floordiv", "mod", "pow", "truediv", "and_",
+                                "or_", "lshift", "rshift", "getitem")]
+    + ["math.trunc"] + [f"torch.sym_{n}" for n in ("not", "int", "float", "ite", "max",
+                                                   "min", "sqrt")])
+# A guard torch prints: `L['x'].size()[0] <= 8` and arithmetic on such sizes.
+_GUARD_METHODS = frozenset({"size", "stride", "storage_offset"})
+_GUARD_KEY = re.compile(r"[A-Za-z0-9_]{1,200}")
+
+
+def sym_expr_problem(text: Any) -> str | None:
+    """Why `text` is not a symbolic size torch's printer writes, or None if it is."""
+    if not isinstance(text, str) or not text or len(text) > _MAX_EXPR:
+        return "not a short string"
+    return _expr_problem(text, _check_sym_node)
+
+
+def guard_problem(text: Any) -> str | None:
+    """Why `text` is not a shape guard torch's tracer writes, or None if it is."""
+    if not isinstance(text, str) or not text or len(text) > _MAX_EXPR:
+        return "not a short string"
+    return _expr_problem(text, _check_guard_node)
+
+
+def target_problem(text: Any) -> str | None:
+    if not isinstance(text, str):
+        return "not a string"
+    if _OP_TARGET.fullmatch(text) or text in _SYM_TARGETS:
+        return None
+    return "not an operator (torch.ops.NS.OP) nor one of torch's symbolic-size functions"
+
+
+def _expr_problem(text: str, check: Any) -> str | None:
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return "not an expression of the grammar memplan accepts"
+    try:
+        strings = _string_places(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if id(node) in strings and _SYM_STRING.fullmatch(node.value):
+                    continue
+                return f"string {_short(repr(node.value), 40)}"
+            problem = check(node)
+            if problem:
+                return problem
+    except RecursionError:
+        return "nested too deeply"
+    return None
+
+
+def _string_places(tree: ast.AST) -> set[int]:
+    """The string constants the grammars allow: a sympy class's name or digits argument
+    (`Symbol('s0')`, `Float('1.5')`) and a guard's input key (`L['x']`). Anywhere else a
+    string could be computed on and handed back to a parser."""
+    places = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("Symbol", "Integer", "Float", "Rational"):
+            places.update(id(a) for a in node.args)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            places.add(id(node.slice))
+    return places
+
+
+def _check_common(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Expression | ast.Load | ast.BinOp | ast.UnaryOp | ast.BoolOp
+                  | ast.Compare) or isinstance(node, _SYM_OPERATORS):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            right = node.right
+            if not (isinstance(right, ast.Constant) and type(right.value) is int
+                    and 0 <= right.value <= _MAX_POWER):
+                return f"a power other than a constant up to {_MAX_POWER}"
+        return None
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if type(value) is int and len(str(abs(value))) <= _MAX_DIGITS:
+            return None
+        if type(value) in (float, bool):
+            return None
+        return f"constant {_short(repr(value), 40)}"
+    return ""  # not common: the caller decides
+
+
+def _check_sym_node(node: ast.AST) -> str | None:
+    common = _check_common(node)
+    if common != "":
+        return common
+    if isinstance(node, ast.Name):
+        if node.id in _SYM_FUNCTIONS or node.id in _SYM_CONSTANTS or _SYMBOL.fullmatch(node.id):
+            return None
+        return f"name {_short(node.id, 40)!r}"
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id in _SYM_FUNCTIONS and all(
+                isinstance(kw.value, ast.Constant) and (
+                    (kw.arg in _ASSUMPTIONS and type(kw.value.value) is bool)
+                    or (kw.arg == "precision" and type(kw.value.value) is int))
+                for kw in node.keywords):
+            return None
+        return "a call of something other than a sympy or torch size function"
+    if isinstance(node, ast.keyword):
+        return None  # judged with its call
+    return f"{type(node).__name__}"
+
+
+def _check_guard_node(node: ast.AST) -> str | None:
+    common = _check_common(node)
+    if common != "":
+        return common
+    if isinstance(node, ast.Name):
+        return None if node.id == "L" else f"name {_short(node.id, 40)!r}"
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        if isinstance(key, ast.Constant) and (
+                type(key.value) is int or (isinstance(key.value, str)
+                                           and _GUARD_KEY.fullmatch(key.value))):
+            return None
+        return "a subscript other than a name or an index"
+    if isinstance(node, ast.Attribute):
+        return None if node.attr in _GUARD_METHODS else f"attribute {node.attr!r}"
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _GUARD_METHODS \
+                and not node.args and not node.keywords:
+            return None
+        return "a call other than .size(), .stride(), .storage_offset()"
+    return f"{type(node).__name__}"
+
+
+def _check_strings(path: str, program: Any) -> None:
+    """Every string torch would evaluate, in the grammar its own serializer writes."""
+    if not isinstance(program, dict):
+        return  # torch rejects the document itself
+    guards = program.get("guards_code") or []
+    if not isinstance(guards, list):
+        raise InputError(path, "guards_code is not a list")
+    for i, guard in enumerate(guards):
+        problem = guard_problem(guard)
+        if problem:
+            raise InputError(path, f"refused: guards_code[{i}] is Python torch would compile "
+                             f"and it is not a shape guard ({problem})")
+    ranges = program.get("range_constraints") or {}
+    if isinstance(ranges, dict):
+        for name in ranges:
+            if not _SYMBOL.fullmatch(name):
+                raise InputError(path, f"refused: range constraint on {_short(repr(name), 40)}, "
+                                 "not a symbol name")
+    stack = [program]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            if "expr_str" in value:
+                problem = sym_expr_problem(value["expr_str"])
+                if problem:
+                    raise InputError(path, "refused: symbolic size "
+                                     f"{_short(repr(value['expr_str']), 60)} is not an "
+                                     f"expression torch's printer writes ({problem}); torch "
+                                     "would hand it to sympy, which evaluates it as Python")
+            if "target" in value and "inputs" in value:
+                problem = target_problem(value["target"])
+                if problem:
+                    raise InputError(path, f"refused: node target "
+                                     f"{_short(repr(value['target']), 60)} is {problem}")
+            stack.extend(value.values())
 
 
 def _json(path: str, archive: zipfile.ZipFile, members: dict[str, Member], name: str) -> Any:

@@ -33,6 +33,8 @@ quiet_torch()  # before ExecuTorch's import, which logs through torch's logger
 from . import planning as et_planning  # noqa: E402
 from . import program as et_program  # noqa: E402
 
+EXECUTORCH_ALIGNMENT = 16
+
 # ExecuTorch's ScalarType codes (c10's numbering) for the dtypes a model input may have.
 _SCALAR_TYPES = {0: "uint8", 1: "int8", 2: "int16", 3: "int32", 4: "int64", 5: "float16",
                  6: "float32", 7: "float64", 11: "bool", 15: "bfloat16"}
@@ -54,6 +56,13 @@ class ExecutorchFrontEnd:
     writes: ClassVar[str | None] = ".pte"
     splits: ClassVar[bool] = True  # a program may have several arenas (mem_ids)
     plans_in_hook: ClassVar[bool] = True
+
+    def c_header(self, plan, header_path, check=None):  # noqa: ANN001, ANN201
+        """One array per planned memory id, aligned at least as ExecuTorch aligns its
+        planned buffers (16 bytes, `MemoryAllocator`'s default)."""
+        from ...report.c_header import plan_header
+
+        return plan_header(plan, header_path, check, alignment=EXECUTORCH_ALIGNMENT)
 
     def read(self, path: str, options: ReadOptions) -> ModelView:
         pools = (et_planning.pools_from_target(options.target) if options.target is not None

@@ -1,19 +1,14 @@
 """Run two compiles of one IREE program on the same random inputs and compare the outputs
-byte for byte, in a child process (a crash of the runtime is a failed check, not ours).
+byte for byte.
 
 `run_pair` makes the random inputs and the random parameter archive (`.irpa`) from a
 seed, loads each `.vmfb` with `iree-base-runtime`, calls every entry point and lists
-the outputs that differ. `compare_vmfbs` runs it in a child (`python -m
-memplan.runtimes.iree.compare SPEC`); the driver's front end calls it inside the driver's own
-child process.
+the outputs that differ. The front end's `run` calls it inside the driver's child
+process (`plan/child.py`), so a crash of the runtime is a failed check, not memplan's.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,9 +17,6 @@ from pathlib import Path
 import numpy as np
 
 from .inputs import NUMPY_DTYPES, random_array
-
-# A child that runs longer than this is reported as hung.
-RUN_TIMEOUT = 600
 
 
 @dataclass(frozen=True)
@@ -41,13 +33,6 @@ class RunParameter:
     element: str
 
 
-@dataclass(frozen=True)
-class RunComparison:
-    identical: bool
-    functions: tuple[str, ...]
-    detail: str  # the first difference or failure, else ""
-
-
 def _dtype(element: str) -> type:
     if element not in NUMPY_DTYPES:
         raise ValueError(f"no random values for element type {element}")
@@ -62,37 +47,6 @@ def _random_input(rng: np.random.Generator, shape: tuple[int, ...], dtype: type
     if np.issubdtype(dtype, np.integer):
         return rng.integers(0, 100, shape).astype(dtype)
     return random_array(rng, shape, dtype)
-
-
-def compare_vmfbs(reference: bytes, planned: bytes, entries: Sequence[RunInput],
-                  parameters: Sequence[RunParameter] = (), seed: int = 0) -> RunComparison:
-    """`run_pair` in a child process."""
-    for entry in entries:
-        for _, element in entry.shapes:
-            _dtype(element)
-    for p in parameters:
-        _dtype(p.element)
-    with tempfile.TemporaryDirectory(prefix="memplan-iree-") as folder:
-        root = Path(folder)
-        (root / "reference.vmfb").write_bytes(reference)
-        (root / "planned.vmfb").write_bytes(planned)
-        spec = {"vmfbs": [str(root / "reference.vmfb"), str(root / "planned.vmfb")],
-                "entries": [dataclasses.asdict(e) for e in entries],
-                "parameters": [dataclasses.asdict(p) for p in parameters], "seed": seed}
-        (root / "spec.json").write_text(json.dumps(spec))
-        try:
-            done = subprocess.run([sys.executable, "-m", __name__, str(root / "spec.json")],
-                                  capture_output=True, text=True, timeout=RUN_TIMEOUT,
-                                  check=False)
-        except subprocess.TimeoutExpired:
-            return RunComparison(False, (), f"the run did not finish in {RUN_TIMEOUT} s")
-    names = tuple(e.function for e in entries)
-    if done.returncode != 0 or not done.stdout.strip():
-        lines = (done.stderr or "").strip().splitlines()
-        return RunComparison(False, names, "the runtime failed: "
-                             + (lines[-1] if lines else f"exit {done.returncode}"))
-    differences = json.loads(done.stdout.strip().splitlines()[-1])["differences"]
-    return RunComparison(not differences, names, "; ".join(differences))
 
 
 def run_pair(reference: bytes, planned: bytes, entries: Sequence[RunInput],
@@ -146,18 +100,3 @@ def _write_parameters(root: Path, parameters: Sequence[RunParameter],
         index.create_archive_file(str(path))
         archives.append((scope, str(path)))
     return archives
-
-
-def _child(spec_path: str) -> None:
-    spec = json.loads(Path(spec_path).read_text())
-    entries = [RunInput(e["function"], tuple((tuple(s), el) for s, el in e["shapes"]))
-               for e in spec["entries"]]
-    params = [RunParameter(p["scope"], p["key"], tuple(p["shape"]), p["element"])
-              for p in spec["parameters"]]
-    reference, planned = (Path(v).read_bytes() for v in spec["vmfbs"])
-    print(json.dumps({"differences": run_pair(reference, planned, entries, params,
-                                              spec["seed"])}))
-
-
-if __name__ == "__main__":
-    _child(sys.argv[1])

@@ -18,19 +18,50 @@ import hashlib
 import io
 import json
 import zipfile
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...buffers import Arena, BufferRequest, RuntimePlan
 from ...errors import InputError
 from ...pack import lower_bound
 from ...plan.contract import Measured, ModelView, Offsets, Progress, ReadOptions, RunCheck
-from .layout import pack_problem
+from .layout import Layout, align, pack_problem
+
+if TYPE_CHECKING:  # packs.py loads IREE's compiler, which a registry lookup must not
+    from .packs import Pack
 
 _REFERENCE, _SPEC = "reference.vmfb", "run.json"
 
 
-def _arena_name(pack: Any) -> str:
+# Said when IREE's own pass did not choose the layout memplan reproduces (and compares
+# its plan with): the comparison is then with memplan's reproduction, not IREE.
+NOT_REPRODUCED = "IREE's own layout differs from memplan's reproduction of it"
+
+
+def _arena_name(pack: Pack) -> str:
     return f"{pack.function}#{pack.index}"
+
+
+def pack_arena(pack: Pack, iree: Layout | None) -> Arena | str:
+    """The pack as the driver's arena, IREE's layout (`iree`, reproduced) its runtime plan
+    to beat when every slice is static; a slice of runtime size is planned at its proven
+    bound. A pack with a slice that has no proven bound is left to IREE: then the note
+    that says why, instead of an arena."""
+    unbounded = next((s.why_unbounded for s in pack.slices if s.planned_size is None), None)
+    if unbounded is not None:
+        return (f"{_arena_name(pack)}: left to IREE, a slice has no proven size bound "
+                f"({unbounded})")
+    buffers = tuple(
+        BufferRequest(k, f"slice {k}", align(s.planned_size, pack.config.range_alignment),
+                      s.start, s.end + 1, pack.config.offset_alignment,
+                      scope=pack.function, origin=pack.location,
+                      notes=() if s.size is not None else
+                      (f"runtime size planned at its proven bound {s.bound}",))
+        for k, s in enumerate(pack.slices))
+    runtime = None
+    if iree is not None and all(s.size is not None for s in pack.slices):
+        runtime = RuntimePlan("IREE LayoutSlices", dict(enumerate(iree.offsets)),
+                              {_arena_name(pack): iree.total})
+    return Arena(_arena_name(pack), buffers, pack.config.offset_alignment, runtime)
 
 
 class IreeFrontEnd:
@@ -56,30 +87,15 @@ class IreeFrontEnd:
         bounds: dict[str, int] = {}
         arenas, notes = [], [f"compiled by IREE for {target.device}"]
         for i, (pack, iree) in enumerate(zip(program.packs, program.iree, strict=True)):
-            unbounded = next((s.why_unbounded for s in pack.slices
-                              if s.planned_size is None), None)
-            if unbounded is not None:
-                notes.append(f"{_arena_name(pack)}: left to IREE, a slice has no proven "
-                             f"size bound ({unbounded})")
+            arena = pack_arena(pack, iree)
+            if isinstance(arena, str):
+                notes.append(arena)
                 continue
-            buffers = tuple(
-                BufferRequest(k, f"slice {k}",
-                              ip.align(s.planned_size, pack.config.range_alignment),
-                              s.start, s.end + 1, pack.config.offset_alignment,
-                              scope=pack.function, origin=pack.location,
-                              notes=() if s.size is not None else
-                              (f"runtime size planned at its proven bound {s.bound}",))
-                for k, s in enumerate(pack.slices))
-            runtime = None
-            if iree is not None and all(s.size is not None for s in pack.slices):
-                runtime = RuntimePlan("IREE LayoutSlices", dict(enumerate(iree.offsets)),
-                                      {_arena_name(pack): iree.total})
-            arenas.append((i, Arena(_arena_name(pack), buffers, pack.config.offset_alignment,
-                                    runtime)))
-            bounds[_arena_name(pack)] = lower_bound(pack_problem(
+            arenas.append((i, arena))
+            bounds[arena.name] = lower_bound(pack_problem(
                 [s.planned_size for s in pack.slices], pack.slices, pack.config))
         if not program.iree_reproduced:
-            notes.append("IREE's own layout differs from memplan's reproduction of it")
+            notes.append(NOT_REPRODUCED)
         notes.append("arenas are IREE's stream.resource.pack ops (one per execution region), "
                      "sizes rounded to IREE's range alignment")
         source_state = {"program": program, "source": source, "index": dict(
@@ -107,14 +123,14 @@ class IreeFrontEnd:
         lines = []
         for before, after in zip(ip.invocation_peaks(program.allocas, iree),
                                  ip.invocation_peaks(program.allocas, ours), strict=True):
-            if after.iree is None:
+            if after.peak is None:
                 lines.append(f"invocation @{before.function}: a transient of runtime size, "
                              "no static peak")
                 continue
-            ratio = f" ({after.iree / bound:.3f}x)" if bound else ""
-            was = f"IREE {before.iree:,} B, " if before.iree is not None else ""
+            ratio = f" ({after.peak / bound:.3f}x)" if bound else ""
+            was = f"IREE {before.peak:,} B, " if before.peak is not None else ""
             lines.append(f"invocation @{before.function}: transient peak {was}memplan "
-                         f"{after.iree:,} B{ratio} against a bound of {bound:,} B (the "
+                         f"{after.peak:,} B{ratio} against a bound of {bound:,} B (the "
                          "largest arena's); arenas are planned per region, not across them")
         return tuple(lines)
 
@@ -131,7 +147,7 @@ class IreeFrontEnd:
                                                             strict=True)), default=0)
             pack = state["program"].packs[state["index"][arena.name]]
             layouts[state["index"][arena.name]] = Layout(
-                ordered, ip.align(total, pack.config.range_alignment))
+                ordered, align(total, pack.config.range_alignment))
         vmfb = ip.write_program(state["program"], layouts)
         # See read_back: the offsets are kept by the bytes' hash.
         state["written"][hashlib.sha256(vmfb).hexdigest()] = {

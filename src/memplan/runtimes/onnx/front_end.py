@@ -21,6 +21,7 @@ class OnnxFrontEnd:
     writes: ClassVar[str | None] = None
     splits: ClassVar[bool] = False
     plans_in_hook: ClassVar[bool] = False
+    takes_dims: ClassVar[bool] = True
 
     def read(self, path: str, options: ReadOptions) -> ModelView:
         from . import model as onnx_model

@@ -9,7 +9,8 @@ in the reverse of the order buffers were added, each at the lowest offset where 
 
 from __future__ import annotations
 
-from typing import ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
 from ...buffers import Arena, BufferRequest, RuntimePlan, share_groups
 from ...errors import InputError
@@ -23,11 +24,19 @@ from ...plan.contract import (
     RunCheck,
     RuntimeRefused,
 )
+from ...report.c_header import Arena as HeaderArena
+from ...report.c_header import CHeader, Define, arena_alignment, arena_offsets, prefix_for
 from ...targets import Target
+from . import CORE, KERNELS
 from . import model as tfl
 from .scratch import KernelSet
 
+if TYPE_CHECKING:
+    from ...plan.driver import ModelPlan
+
 ARENA = "arena"
+# TFLM aligns its arena's start to 16 bytes (MicroAllocator's buffer alignment).
+TFLM_ARENA_ALIGNMENT = 16
 
 
 class TfliteFrontEnd:
@@ -41,6 +50,33 @@ class TfliteFrontEnd:
     # TFLM places its scratch buffers and variables around an offline plan itself: a plan
     # is kept only once TFLM has run it in no larger an arena than its own plan needs.
     verify_writes: ClassVar[bool] = True
+
+    def c_header(self, plan: ModelPlan, header_path: str | Path,
+                 check: RunCheck | None = None) -> CHeader:
+        """TFLM's one arena for the planned model, with memplan's plan as its
+        `OfflineMemoryAllocation`: the arena to hand `MicroInterpreter` is the planned head
+        and TFLM's own persistent tail together, measured by running the planned model
+        (`check`); the offsets are inside the head."""
+        if check is None or check.planned.arena is None:
+            raise ValueError("a TFLM header needs the arena measured by running the model")
+        arena, whole = plan.arenas[0], check.planned.arena
+        prefix = prefix_for(header_path)
+        return CHeader(
+            prefix, plan.view.path,
+            (f"TFLM arena for the planned model: {whole} B, of which the planned head is "
+             f"{arena.size} B;",
+             f"hand {prefix.lower()}_arena and {prefix}_ARENA_SIZE to tflite::MicroInterpreter"),
+            (HeaderArena("arena", whole, arena_alignment(arena, TFLM_ARENA_ALIGNMENT),
+                         "the whole tensor arena: planned head, then TFLM's persistent data at "
+                         "the other end", arena_offsets(arena)),),
+            (Define("PLANNED_HEAD_SIZE", arena.size, "bytes of the arena memplan's offsets span "
+                    "(the non-persistent tensors)"),))
+
+    def runnable(self, options: ReadOptions) -> str | None:
+        # TFLM's Python interpreter has the reference kernels only.
+        if options.extra.get(KERNELS.dest, KERNELS.default) != KERNELS.default:
+            return "TFLM's interpreter here runs the reference kernels only"
+        return None
 
     def read(self, path: str, options: ReadOptions) -> ModelView:
         kernels, core = _kernels(path, options)
@@ -187,14 +223,16 @@ def _kernels(path: str, options: ReadOptions) -> tuple[KernelSet, str | None]:
     option's, else the target's name when it names a Cortex-M core."""
     from .cmsis_nn_sizes import UnknownCore, backend_for
 
+    given = options.extra.get(KERNELS.dest, KERNELS.default)
+    core = options.extra.get(CORE.dest)
     try:
-        kernels = KernelSet(options.kernels)
+        kernels = KernelSet(given)
     except ValueError:
-        raise InputError("--kernels", f"unknown kernel set '{options.kernels}' (known: "
+        raise InputError("--kernels", f"unknown kernel set '{given}' (known: "
                          f"{', '.join(k.value for k in KernelSet)})") from None
     if kernels is KernelSet.REFERENCE:
         return kernels, None
-    names = [options.core] if options.core else \
+    names = [core] if core else \
         [options.target.name, options.target.name.split("+")[0]] if options.target else []
     for name in names:
         try:
@@ -203,6 +241,6 @@ def _kernels(path: str, options: ReadOptions) -> tuple[KernelSet, str | None]:
         except UnknownCore:
             continue
     raise InputError(path, "CMSIS-NN's scratch sizes depend on the Cortex-M core: give "
-                     f"--core (e.g. cortex-m55){'' if options.core else ' or a Cortex-M --target'}"
-                     + (f"; '{options.core}' is not one" if options.core else ""))
+                     f"--core (e.g. cortex-m55){'' if core else ' or a Cortex-M --target'}"
+                     + (f"; '{core}' is not one" if core else ""))
 

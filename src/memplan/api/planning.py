@@ -1,0 +1,77 @@
+"""`plan`: a whole model's arenas, memplan's plan beside the runtime's own, optionally
+written in the runtime's form and proven by running both on the runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..targets import Target, target_of
+
+if TYPE_CHECKING:
+    from ..pack import PlanStatus
+    from ..plan.contract import RunCheck
+    from ..plan.driver import ArenaPlan, ModelPlan
+
+
+@dataclass(frozen=True)
+class PlannedArena:
+    """One arena: memplan's size against the bound and the runtime's own planner."""
+
+    name: str
+    lower_bound: int  # no plan of this schedule is smaller
+    memplan: int  # bytes memplan's plan takes
+    runtime: int | None  # bytes the runtime's own planner takes (None: it has none here)
+    status: PlanStatus  # how far memplan's plan is known to be from the best
+    plan: ArenaPlan  # the offsets, buffers and packing behind these figures
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    model: ModelPlan  # everything the driver computed (what `memplan plan` reports)
+    arenas: tuple[PlannedArena, ...]
+    check: RunCheck | None = None  # set when `check_run`: both models run on the runtime
+    written: bytes | None = None  # the model in the runtime's form, when it was made
+
+    @property
+    def total(self) -> int:
+        return self.model.total
+
+    @property
+    def lower_bound(self) -> int:
+        return self.model.lower_bound
+
+
+def plan(path: str | Path, *, runtime: str | None = None, target: Target | str | None = None,
+         dims: Mapping[str, int] | None = None, time_limit: float | None = 10.0,
+         write: bool = False, check_run: bool = False, seed: int = 0,
+         **runtime_options: Any) -> PlanResult:
+    """Plan the model at `path` for its runtime (by suffix, or `runtime`: see
+    `memplan.plan.names()`). `write`: make the model in the runtime's form
+    (`PlanResult.written`; nothing is written to disk here); `check_run`: run the original
+    and the planned model on the runtime in a child process and compare (implies
+    `write`). `runtime_options` are the runtime's own (`kernels="cmsis-nn"`, `core=...` for
+    TFLM). A missing runtime package raises `memplan.MissingExtra`; bad input,
+    `memplan.errors.InputError`; a failed run, `memplan.plan.driver.RunFailure`."""
+    from ..errors import InputError
+    from ..plan import entry_for, options_of
+    from ..plan.contract import ReadOptions
+    from ..plan.driver import check_run as run_both
+    from ..plan.driver import plan_model
+
+    path = str(path)
+    entry = entry_for(path, runtime)
+    declared = {o.dest for o in options_of(entry)}
+    unknown = sorted(set(runtime_options) - declared)
+    if unknown:
+        raise InputError(path, f"unknown option(s) {', '.join(unknown)} for the {entry.name} "
+                         f"runtime (it takes: {', '.join(sorted(declared)) or 'none'})")
+    options = ReadOptions(None if target is None else target_of(target), dict(dims or {}),
+                          write or check_run, time_limit, dict(runtime_options))
+    fe, model = plan_model(path, runtime=entry.name, options=options)
+    check = run_both(fe, model, seed) if check_run else None
+    arenas = tuple(PlannedArena(a.name, a.lower_bound, a.size, a.runtime, a.proof, a)
+                   for a in model.arenas)
+    return PlanResult(model, arenas, check, model.written)
