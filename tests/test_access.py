@@ -65,20 +65,20 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys):
     for command in (["copies"], ["check", "--target", "x86_64"], ["opt", "--target", "x86_64"]):
         code, out, err = run_cli([*command, str(bad)], capsys)
         assert code == 2 and out == ""
-        assert err.count("\n") == 1 and err.startswith(f"memplan: {bad}:2:")
+        assert err.count("\n") == 1 and err.startswith(f"{bad}:2:")
     code, _, err = run_cli(["copies", str(tmp_path / "missing.mlir")], capsys)
     assert code == 2 and "cannot read file" in err and err.count("\n") == 1
 
 
 def test_check_reports_access_modes_copies_and_the_written_constant(capsys):
     path = EXAMPLES / "reduce_into_nonsplat_constant.mlir"
-    code, out, _ = run_cli(["check", str(path), "--target", "x86_64"], capsys)
+    code, out, err = run_cli(["check", str(path), "--target", "x86_64"], capsys)
     assert code == 0
     assert "reduce_into_const  constant  %cst   tensor<32xi32>    read-write" in out
     assert "reduce_into_const  before            0       128" in out
     assert (f"{path}:4:8: warning: linalg.generic writes into constant %cst (tensor<32xi32>): "
             "IREE copies it each call or fails to compile; `memplan opt` makes it a read-only "
-            "input") in out
+            "input") in err
     code, out, _ = run_cli(["check", str(path), "--target", "x86_64", "--json"], capsys)
     data = json.loads(out)
     assert {"access", "copies", "diagnostics"} <= set(data)

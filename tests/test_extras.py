@@ -62,6 +62,9 @@ def run_without(refused: tuple[str, ...], argv: list[str], cwd=None):
     (["place", str(EXAMPLES / "placement.mlir"), "--target", "x86_64"], "mlir"),
     (["copies", str(EXAMPLES / "kv_cache_append.mlir")], "mlir"),
     (["passes"], "mlir"),
+    # TVMScript: TIR kernels under `check`, a Relax module under `plan`.
+    (["check", str(EXAMPLES / "tvm_kernels.py"), "--target", "x86_64"], "tvm"),
+    (["plan", str(EXAMPLES / "tvm_mlp.py")], "tvm"),
     (["pack", str(EXAMPLES / "mobilenet_blocks.294912.csv"), "--plot", "x.svg"], "plot"),
     (["pack", str(EXAMPLES / "mobilenet_blocks.294912.csv"), "--exact"], "jit"),
 ])

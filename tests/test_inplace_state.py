@@ -110,14 +110,14 @@ def test_opt_checks_state_by_execution(capsys):
 def test_check_warns_about_appends_and_refusals_with_their_cost(capsys, tmp_path):
     source = tmp_path / "two.mlir"
     source.write_text(append_case() + "// -----\n" + append_case(OFFSET="1"))
-    code, out, _ = run_cli(["check", str(source), "--target", "x86_64"], capsys)
+    code, _, err = run_cli(["check", str(source), "--target", "x86_64"], capsys)
     assert code == 0
-    assert f"{source}:13:10: warning: append to @cache concatenates and writes back" in out
+    assert f"{source}:13:10: warning: append to @cache concatenates and writes back" in err
     # 16x4xf32 at the largest size: the concat (built in the returned buffer, so no
     # transient) and the write-back copy 256 B each.
     assert (f"{source}:29:13: warning: state append copies the whole context every step "
             "(512 B copied, 0 B transient at the largest sizes the shapes allow); "
-            "`memplan opt` leaves it alone: the prefix of @cache does not start") in out
+            "`memplan opt` leaves it alone: the prefix of @cache does not start") in err
 
 
 def test_two_appended_pieces_along_the_inner_dimension():

@@ -94,8 +94,8 @@ def test_copies_reads_a_stream_file_alone(capsys, data: Path) -> None:
 
 
 def test_stack_in_loop_note_is_opts_decision(capsys, data: Path) -> None:
-    _, out, _ = _run(capsys, "check", data / "iter_args.mlir", "--target", "x86_64")
-    notes = [x for x in out.splitlines() if "note: `memplan opt`" in x]
+    _, _, err = _run(capsys, "check", data / "iter_args.mlir", "--target", "x86_64")
+    notes = [x for x in err.splitlines() if "note: `memplan opt`" in x]
     assert len(notes) == 4
     assert sum("hoists it to the function entry" in n for n in notes) == 3
     (refused,) = [n for n in notes if "cannot hoist it" in n]

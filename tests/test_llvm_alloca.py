@@ -38,5 +38,5 @@ def test_check_reports_them_and_opt_says_it_leaves_them(capsys, data: Path) -> N
     in_loop = next(d for d in report["diagnostics"] if d["code"] == "stack-in-loop")
     assert in_loop["notes"][1]["message"] == "`memplan opt` does not rewrite it"
     code = main(["check", str(data / "llvm_alloca.mlir"), "--target", "cortex-m55"])
-    out = capsys.readouterr().out
-    assert code == 1 and "exceeds the per-allocation limit of 1024 bytes" in out
+    err = capsys.readouterr().err
+    assert code == 1 and "exceeds the per-allocation limit of 1024 bytes" in err

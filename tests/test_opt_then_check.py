@@ -119,8 +119,8 @@ def test_opt_p_writes_nothing_check_rejects(pipeline: str, tmp_path: Path) -> No
     source = tmp_path / "in.mlir"
     source.write_text(LOOP_ALLOCA)
     output = tmp_path / "out.mlir"
-    check_code, check_out, _ = _run(["check", str(source), "--target", "x86_64"])
-    assert check_code == 1 and "inside a loop" in check_out
+    check_code, _, check_err = _run(["check", str(source), "--target", "x86_64"])
+    assert check_code == 1 and "inside a loop" in check_err
     code, out, err = _run(["opt", str(source), "--target", "x86_64", "-p", pipeline,
                            "-o", str(output)])
     assert code == 1, err

@@ -121,3 +121,14 @@ def test_capacity_below_the_lower_bound_says_no_plan_can_fit(example, capsys):
     # At the bound a plan may fit: nothing is said.
     assert main(["pack", str(example), "--capacity", "12", "--summary"]) == 0
     assert "no plan can fit" not in capsys.readouterr().err
+
+
+def test_greedy_over_a_capacity_the_bound_fits_suggests_exact(capsys):
+    example = Path(__file__).parents[1] / "examples" / "mobilenet_blocks.294912.csv"
+    # The greedy plan peaks at 273,920; the lower bound, 261,376, is where --exact packs it.
+    assert main(["pack", str(example), "--capacity", "261376", "--summary"]) == 1
+    err = capsys.readouterr().err
+    assert err == ("memplan: the greedy plan peaks at 273,920 bytes, over capacity 261,376, "
+                   "but the lower bound 261,376 fits: add --exact to search for a plan that "
+                   "fits or prove none does\n")
+    assert main(["pack", str(example), "--capacity", "261376", "--summary", "--exact"]) == 0

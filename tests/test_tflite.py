@@ -198,6 +198,19 @@ def test_cli_json_plot_and_check_in_one_document(cnn, tmp_path, capsys):
     assert data["check"]["ran"] and data["check"]["identical"]
     assert data["arenas"][0]["status"] == "at_bound"
     assert plot.read_bytes().startswith(b"<?xml") and str(plot) in captured.err
+    assert data["written"] == str(out) and out.exists()
+
+
+def test_cli_json_names_no_file_when_the_write_is_refused(cnn, tmp_path, capsys):
+    import json
+
+    from memplan.cli import main
+
+    out = tmp_path / "planned.tflite"
+    assert main(["plan", cnn, "-o", str(out), "--budget", "1", "--json",
+                 "--time-limit", "0"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["written"] is None and not out.exists()
 
 
 def test_cli_bad_tflite_is_one_line_exit_2(tmp_path, capsys):

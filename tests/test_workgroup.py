@@ -85,8 +85,8 @@ def test_cpu_target_has_no_workgroup_memory():
 def test_check_workgroup_case_on_gfx942(capsys):
     assert main(["check", str(EXAMPLES / "workgroup_memory_budget.mlir"),
                  "--target", "rocm-gfx942"]) == 1
-    out = capsys.readouterr().out
-    errors = [line for line in out.splitlines() if ": error: " in line]
+    out, err = capsys.readouterr()
+    errors = [line for line in err.splitlines() if ": error: " in line]
     assert len(errors) == 2  # the 873872-byte kernel and the dynamic one; nothing else
     assert ":17:10: error: kernel @over_873872 needs 873872 bytes" in errors[0]
     assert ":25:10: error: workgroup allocation memref<?xf32> in @dynamic_shared" in (
@@ -99,15 +99,15 @@ def test_check_workgroup_case_on_gfx942(capsys):
 def test_check_workgroup_case_fits_sm90_except_the_dynamic_one(capsys):
     assert main(["check", str(EXAMPLES / "workgroup_memory_budget.mlir"),
                  "--target", "cuda-sm90"]) == 1
-    out = capsys.readouterr().out
-    assert "@over_873872" in out and "over the 232448-byte limit" in out
+    err = capsys.readouterr().err
+    assert "@over_873872" in err and "over the 232448-byte limit" in err
 
 
 def test_check_frame_many_small_allocas(capsys):
     # Each alloca passes the 1024-byte per-allocation rule; together they overflow the frame.
     assert main(["check", str(EXAMPLES / "stack_frame.mlir"), "--target", "cortex-m55"]) == 1
-    out = capsys.readouterr().out
-    errors = [line for line in out.splitlines() if ": error: " in line]
+    out, err = capsys.readouterr()
+    errors = [line for line in err.splitlines() if ": error: " in line]
     assert len(errors) == 1 and "stack frame of @all_live_together needs 10240 bytes" in errors[0]
     assert "stack frame @one_at_a_time: 1024 of 8192 bytes" in out
 
@@ -126,7 +126,7 @@ def test_check_npu_buffer_on_the_stack(tmp_path: Path, capsys):
     path.write_text(NPU_ALLOCA)
     assert main(["check", str(path), "--target", "cortex-m55+ethos-u55"]) == 1
     assert ":3:8: error: stack allocation of memref<64xi8> in @f is used by npu, which cannot " \
-           "address the stack" in capsys.readouterr().out
+           "address the stack" in capsys.readouterr().err
     assert main(["check", str(path), "--target", "cortex-m55"]) == 0  # no NPU: runs on the cpu
 
 
@@ -150,8 +150,8 @@ def test_gpu_func_attributions_count_and_are_left_in_place(tmp_path: Path, capsy
     path = tmp_path / "gpu.mlir"
     path.write_text(GPU_FUNC)
     assert main(["check", str(path), "--target", "rocm-gfx942"]) == 1
-    out = capsys.readouterr().out
-    assert "kernel @tile needs 98304 bytes of workgroup memory" in out  # 64 KiB + 32 KiB
+    err = capsys.readouterr().err
+    assert "kernel @tile needs 98304 bytes of workgroup memory" in err  # 64 KiB + 32 KiB
     assert main(["check", str(path), "--target", "cuda-sm80"]) == 0
     capsys.readouterr()
     placed = tmp_path / "placed.mlir"

@@ -92,5 +92,5 @@ def test_a_dispatch_over_what_the_hal_can_declare(capsys, tmp_path):
     path.write_text(f"func.func @dispatch() {{\n  %0 = memref.alloc() : "
                     f"memref<{count}xf32, #iree_codegen.workgroup_local>\n  return\n}}\n")
     code = main(["check", str(path), "--target", "x86_64"])
-    out = capsys.readouterr().out
-    assert code == 1 and f"needs {count * 4} bytes of workgroup-local memory" in out
+    err = capsys.readouterr().err
+    assert code == 1 and f"needs {count * 4} bytes of workgroup-local memory" in err

@@ -15,11 +15,14 @@ A bug must never look like "over budget", hence 2 and the words "internal error"
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 EXIT_OK = 0
 EXIT_BUDGET = 1
 EXIT_NO_RESULT = 2
+
+_LINE_COL = re.compile(r"\d+:\d+")
 
 
 class MemplanError(Exception):
@@ -39,6 +42,13 @@ class InputError(MemplanError):
         self.reason = reason
         where = self.path if place is None else f"{self.path}:{place}"
         super().__init__(f"{where}: {reason}")
+
+    @property
+    def is_diagnostic(self) -> bool:
+        """`FILE:LINE:COL: error: ...`, a parser's diagnostic: printed as MLIR's tools print
+        it, at the start of the line, where editors and CI problem matchers look for it."""
+        return (isinstance(self.place, str) and _LINE_COL.fullmatch(self.place) is not None
+                and self.reason.startswith("error: "))
 
 
 class BudgetError(MemplanError):

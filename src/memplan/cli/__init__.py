@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import NoReturn
 
-from ..errors import EXIT_NO_RESULT, MemplanError, internal_error_line
+from ..errors import EXIT_NO_RESULT, InputError, MemplanError, internal_error_line
 from ..extras import Extra, MissingExtra, missing_extra_of, require
 
 
@@ -159,7 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a full device fails here, where it can still be said in one line
         return code
     except MemplanError as err:
-        print(f"memplan: {err}", file=sys.stderr)
+        diagnostic = isinstance(err, InputError) and err.is_diagnostic
+        print(err if diagnostic else f"memplan: {err}", file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         print("memplan: interrupted; nothing written", file=sys.stderr)

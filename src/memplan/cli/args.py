@@ -7,6 +7,7 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -170,6 +171,67 @@ def overrides_of(args: argparse.Namespace) -> LimitOverrides:
     return LimitOverrides(max_frame=getattr(args, "max_frame", None),
                           workgroup=getattr(args, "workgroup_limit", None),
                           vscale_max=getattr(args, "vscale_max", None))
+
+
+class InputKind(Enum):
+    """What a file holds, as far as choosing the command that reads it goes."""
+
+    MLIR = "MLIR"
+    CSV = "a CSV of buffers"
+    MODEL = "a model"
+    TVMSCRIPT = "TVMScript"
+    UNKNOWN = "unknown"
+
+
+# The commands that read each kind, FILE standing for the file.
+READER = {InputKind.MLIR: "`memplan check FILE`", InputKind.CSV: "`memplan pack FILE`",
+          InputKind.MODEL: "`memplan plan FILE`",
+          InputKind.TVMSCRIPT: "`memplan plan FILE` (Relax) or `memplan check FILE` (TIR)"}
+_MODEL_SUFFIXES = {".pt2": "a torch.export archive", ".tflite": "a TFLite flatbuffer",
+                   ".onnx": "an ONNX graph", ".pte": "an ExecuTorch program"}
+_SUFFIX_KINDS = {".mlir": InputKind.MLIR, ".mlirbc": InputKind.MLIR, ".csv": InputKind.CSV,
+                 ".py": InputKind.TVMSCRIPT}
+_CSV_HEADER = re.compile(rb"^\s*id\s*,\s*lower\s*,\s*upper\s*,\s*size\b")
+# An MLIR file's first code: an op (`module`, `func.func`, `%0 = ...`), an attribute or
+# type alias (`#map =`, `!t =`), or a top-level `"generic"` op.
+_MLIR_START = re.compile(rb"^\s*(module\b|[a-z_][\w$]*\.[\w$.]+|#\w|!\w|%|\"[\w.]+\")")
+
+
+def input_kind(path: str) -> tuple[InputKind, str]:
+    """The file's kind and how it was told, from its first bytes and its suffix, before
+    anything decodes it: a zip (a .pt2) or a TFLite flatbuffer by their magic, a model
+    or a CSV or MLIR by suffix, else text by its first line of code."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return InputKind.UNKNOWN, ""  # the reader says why, in its words
+    if head.startswith(b"PK\x03\x04"):
+        return InputKind.MODEL, "a zip archive, as torch.export writes"
+    if head[4:8] == b"TFL3":
+        return InputKind.MODEL, "a TFLite flatbuffer"
+    suffix = Path(path).suffix.lower()
+    if suffix in _MODEL_SUFFIXES:
+        return InputKind.MODEL, _MODEL_SUFFIXES[suffix]
+    if suffix in _SUFFIX_KINDS:
+        return _SUFFIX_KINDS[suffix], f"a {suffix} file"
+    first = next((line for line in head.splitlines()
+                  if line.strip() and not line.lstrip().startswith((b"//", b"#!"))), b"")
+    if _CSV_HEADER.match(first):
+        return InputKind.CSV, "an id,lower,upper,size header"
+    if _MLIR_START.match(first):
+        return InputKind.MLIR, "its first line is MLIR"
+    return InputKind.UNKNOWN, ""
+
+
+def refuse_other_kind(path: str, reads: InputKind, *also: InputKind) -> None:
+    """One line naming the command that reads `path` when it is of another kind than the
+    command's own (`reads`, `also`); a file of no known kind goes to the command's reader."""
+    kind, told = input_kind(path)
+    if kind in (InputKind.UNKNOWN, reads, *also):
+        return
+    raise InputError(path, f"{kind.value} ({told}), not {reads.value}: use "
+                     + READER[kind].replace("FILE", path))
 
 
 def require_readable(path: str) -> None:

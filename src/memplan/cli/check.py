@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from .args import (
+    InputKind,
     add_limit_arguments,
     add_mlir_input_arguments,
     assumptions_of,
     load_input,
     overrides_of,
+    refuse_other_kind,
 )
 
 EXIT_1 = "any error diagnostic"
@@ -38,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..extras import Extra, require
 
+    refuse_other_kind(args.file, InputKind.MLIR, InputKind.TVMSCRIPT)
     if args.file.endswith(".py"):  # a TVMScript module: TIR stack policy (cli/check_tir.py)
         from .check_tir import run as run_tir
 
@@ -46,8 +50,9 @@ def run(args: argparse.Namespace) -> int:
     if args.pass_name and not args.dump:
         raise InputError(args.file, "--pass chooses snapshots of a dump: add --dump")
     if not args.dump:
-        text, errors = check_chunks(args, load_input(args.file))
+        text, diagnostics, errors = check_chunks(args, load_input(args.file))
         print(text)
+        _print_diagnostics(diagnostics)
         return 1 if errors else 0
     from ..ir.dumps import load_dump
 
@@ -56,20 +61,31 @@ def run(args: argparse.Namespace) -> int:
         if item.chunk is None:
             skipped = json.dumps({"snapshot": item.snapshot.title, "skipped": item.skipped}) \
                 if args.json else f"skipped: {item.skipped}"
-            results.append((item.snapshot, skipped, 0))
+            results.append((item.snapshot, skipped, "", 0))
             continue
-        text, errors = check_chunks(args, [item.chunk], item.snapshot.title)
-        results.append((item.snapshot, text, errors))
+        text, diagnostics, errors = check_chunks(args, [item.chunk], item.snapshot.title)
+        results.append((item.snapshot, text, diagnostics, errors))
     if args.json:
-        print("[" + ",\n".join(text for _, text, _ in results) + "]")
+        print("[" + ",\n".join(text for _, text, _, _ in results) + "]")
     else:
         print("\n\n".join(f"== snapshot {s.index} ({s.title}, line {s.first_line}) ==\n{text}"
-                           for s, text, _ in results))
-    return 1 if any(errors for _, _, errors in results) else 0
+                           for s, text, _, _ in results))
+        # A dump's lines are the dump file's, so each diagnostic already says where it is.
+        _print_diagnostics("\n".join(d for _, _, d, _ in results if d))
+    return 1 if any(errors for _, _, _, errors in results) else 0
 
 
-def check_chunks(args: argparse.Namespace, chunks: list, snapshot: str = "") -> tuple[str, int]:
-    """The report (text or JSON) of checking `chunks`, and its number of errors."""
+def _print_diagnostics(text: str) -> None:
+    """After the tables: stdout first, so a terminal shows both in the order they were made."""
+    if text:
+        sys.stdout.flush()
+        print(text, file=sys.stderr)
+
+
+def check_chunks(args: argparse.Namespace, chunks: list,
+                 snapshot: str = "") -> tuple[str, str, int]:
+    """The report of checking `chunks` (text or JSON, for stdout), its diagnostics as MLIR's
+    tools print them (for stderr; in the JSON with --json), and its number of errors."""
     from ..api import check
     from ..report.access_report import access_json, format_access
     from ..report.census_report import (
@@ -97,7 +113,7 @@ def check_chunks(args: argparse.Namespace, chunks: list, snapshot: str = "") -> 
         data["workgroup"] = [kernel_json(k) for k in result.kernels]
         data["access"] = access_json(accesses)
         data["copies"] = copy_json(copies)
-        return dumps_indented(data), result.errors
+        return dumps_indented(data), "", result.errors
     parts = [format_census(census) if census else "no allocations"]
     if result.frames:
         parts.append(format_frames(result.frames))
@@ -109,8 +125,6 @@ def check_chunks(args: argparse.Namespace, chunks: list, snapshot: str = "") -> 
                      + format_copy_table(copies, iree=False).rstrip())
     if result.kernels:
         parts.append(format_kernel_budgets(result.kernels))
-    if diags:
-        parts.append(format_diagnostics(diags, args.file))
     parts.append(f"{result.errors} error(s), {result.warnings} warning(s) for target "
                  f"'{target.name}'")
-    return "\n\n".join(parts), result.errors
+    return "\n\n".join(parts), format_diagnostics(diags, args.file), result.errors

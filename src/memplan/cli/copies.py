@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .args import load_input, parse_values
+from .args import InputKind, load_input, parse_values, refuse_other_kind
 
 EXIT_1 = None  # a report: no budget to break
 
@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from ..report.copies_report import copy_json, format_copy_table
     from ..report.stream_report import format_stream_listing, stream_json
 
+    refuse_other_kind(args.file, InputKind.MLIR)
     at = parse_values("--at", args.at, "NAME=INTEGER")
     chunks = load_input(args.file)
     listing = stream_listing(chunks, at)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ..errors import BudgetError
 from ..files import Outputs
 from .args import (
+    InputKind,
     add_limit_arguments,
     add_mlir_input_arguments,
     assumptions_of,
@@ -18,6 +19,7 @@ from .args import (
     non_negative_int,
     overrides_of,
     parse_values,
+    refuse_other_kind,
 )
 
 if TYPE_CHECKING:
@@ -94,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     from ..targets import load_target
     from ..transforms.passes import DEFAULT_PIPELINE, parse_pipeline
 
+    refuse_other_kind(args.file, InputKind.MLIR)
     outputs = Outputs(inputs_of(args))
     outputs.claim(args.output, "rewritten MLIR")
     assumptions = assumptions_of(args)

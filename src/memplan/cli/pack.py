@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..files import Outputs
-from .args import non_negative_int, non_negative_seconds
+from .args import InputKind, non_negative_int, non_negative_seconds, refuse_other_kind
 
 EXIT_1 = "the plan exceeds the capacity"
 STDIN = "-"
@@ -52,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
     # loading numpy and the kernels.
     from ..pack.csvio import format_solution, read_problem, read_problem_from
 
+    if args.file != STDIN:
+        refuse_other_kind(args.file, InputKind.CSV)
     outputs = Outputs([] if args.file == STDIN else [args.file])
     outputs.claim(args.output, "plan")
     outputs.claim(args.plot, "layout plot", flag="--plot")
@@ -86,8 +88,13 @@ def run(args: argparse.Namespace) -> int:
         if problem.capacity is not None and problem.capacity < result.lower_bound:
             reason = (f"no plan can fit capacity {problem.capacity:,}: the lower bound is "
                       f"{result.lower_bound:,} bytes")
-            if not (args.output or args.plot):  # else the line below says it
-                print(f"memplan: {reason}", file=sys.stderr)
+        elif problem.capacity is not None and not args.exact:
+            # The heuristics missed a capacity the bound leaves room for: the search may not.
+            reason = (f"the greedy plan peaks at {result.peak:,} bytes, over capacity "
+                      f"{problem.capacity:,}, but the lower bound {result.lower_bound:,} "
+                      "fits: add --exact to search for a plan that fits or prove none does")
+        if reason != EXIT_1 and not (args.output or args.plot or args.c_header):
+            print(f"memplan: {reason}", file=sys.stderr)  # else abandon's line says it
         outputs.abandon(reason)
         return 1
     if args.plot:

@@ -8,7 +8,13 @@ import sys
 
 from ..errors import InputError
 from ..files import Outputs
-from .args import add_mlir_input_arguments, assumptions_of, inputs_of
+from .args import (
+    InputKind,
+    add_mlir_input_arguments,
+    assumptions_of,
+    inputs_of,
+    refuse_other_kind,
+)
 
 EXIT_1 = "a buffer has nowhere to go"
 
@@ -33,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from ..report.placement_report import format_placement_text, placement_json
     from ..targets import load_target
 
+    refuse_other_kind(args.file, InputKind.MLIR)
     outputs = Outputs(inputs_of(args))
     outputs.claim(args.output, "placed MLIR")
     if args.apply != (args.output is not None):

@@ -131,20 +131,23 @@ def run(args: argparse.Namespace) -> int:
         over = over_budget(plan, args.budget)
         if over:
             failures.append(over)
+    # The report names the model file only when this run writes it: a refused or withheld
+    # write (a failure above, or a runtime keeping its own plan) leaves no file to name.
+    written = args.output if not failures and plan.written is not None else None
     if args.json:
-        document = plan_json(plan, check=check, check_error=failure, written=args.output)
+        document = plan_json(plan, check=check, check_error=failure, written=written)
         print(json.dumps(document, indent=2))
     else:
-        print(format_plan_text(plan, check=check, check_error=failure, written=args.output,
+        print(format_plan_text(plan, check=check, check_error=failure, written=written,
                                show_tensors=not args.summary), end="")
     if failures:
         outputs.abandon("; ".join(failures), quiet=True)
         if code == 2:  # the runtime cannot run the input at all: no result
             raise MemplanError(failure)
         raise BudgetError(failure or f"{args.file}: {'; '.join(failures)}")
-    written = plan.written
-    if written is not None:
-        outputs.provide(args.output, lambda f: f.write(written))
+    model = plan.written
+    if model is not None:
+        outputs.provide(args.output, lambda f: f.write(model))
     if args.c_header:
         from ..report.c_header import format_c_header, plan_header
 

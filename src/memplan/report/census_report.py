@@ -70,9 +70,16 @@ def allocation_json(a: Allocation) -> dict[str, Any]:
     }
 
 
+# `memplan check --json`: schemas/check.schema.json, docs/json-schema.md.
+CHECK_SCHEMA = "memplan.check"
+CHECK_SCHEMA_VERSION = 1
+
+
 def check_json(path: str, target: str, census: Sequence[Allocation],
                frames: Sequence[Budget], diags: Sequence[Diagnostic]) -> dict[str, Any]:
     return {
+        "schema": CHECK_SCHEMA,
+        "schema_version": CHECK_SCHEMA_VERSION,
         "file": path,
         "target": target,
         "allocations": [allocation_json(a) for a in census],
