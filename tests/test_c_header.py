@@ -42,6 +42,14 @@ def compile_and_print(header, tmp_path, lines: list[str]) -> list[str]:
                           timeout=30).stdout.split()
 
 
+def syntax_check(header) -> None:
+    """`gcc -fsyntax-only` on the header alone, as the defining and as a declaring unit."""
+    prefix = prefix_for(header.name)
+    for define in ([f"-D{prefix}_DEFINE_ARENAS"], []):
+        subprocess.run([GCC, "-fsyntax-only", *FLAGS, *define, "-x", "c", str(header)],
+                       check=True, capture_output=True, text=True, timeout=60)
+
+
 @needs_gcc
 def test_pack_header_compiles_and_carries_the_plan(tmp_path, capsys):
     header = tmp_path / "mobilenet_plan.h"
@@ -77,7 +85,7 @@ def test_tflm_header_of_a_real_model_declares_the_arena_it_runs_in(tmp_path):
     model = str(EXAMPLES / "attention_block.tflite")
     header = tmp_path / "attention_arena.h"
     assert main(["plan", model, "-o", str(tmp_path / "planned.tflite"), "--summary",
-                 "--c-header", str(header)]) == 0
+                 "--c-header", str(header), "--c-offsets"]) == 0
     # The command's own time limit: a shorter one can stop the search short of the command's
     # plan on a loaded machine.
     fe, plan = plan_model(model, options=ReadOptions(write=True))
@@ -104,11 +112,18 @@ def test_tflm_header_without_o_is_measured_on_a_copy(tmp_path, capsys):
 
     header = tmp_path / "h.h"
     assert main(["plan", str(EXAMPLES / "attention_block.tflite"), "--c-header",
-                 str(header), "--json"]) == 0
+                 str(header), "--json", "--c-section", ".sram1"]) == 0
     document = json.loads(capsys.readouterr().out)
     measured = document["check"]["arenas"]["memplan"]
-    assert f"#define H_ARENA_SIZE {measured}u" in header.read_text()
+    text = header.read_text()
+    assert f"#define H_ARENA_SIZE {measured}u" in text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.h"]
+    # TFLM reads its offsets from the model: the header declares the arena and says where
+    # it was measured, and nothing per tensor.
+    assert "_OFFSET" not in text and "on a 64-bit host" in text and "32-bit MCU" in text
+    assert '#define H_SECTION ".sram1"' in text
+    if GCC is not None:
+        syntax_check(header)
 
 
 @needs_gcc
@@ -126,7 +141,7 @@ def test_executorch_header_declares_each_planned_pool_aligned(tmp_path, capsys):
     torch.export.save(torch.export.export(Small(), (torch.randn(8, 8),)), str(model))
     header = tmp_path / "small_pools.h"
     assert main(["plan", str(model), "--c-header", str(header), "--time-limit", "2",
-                 "--json"]) == 0
+                 "--json", "--c-offsets"]) == 0
     arenas = len(json.loads(capsys.readouterr().out)["arenas"])
     p = "SMALL_POOLS"
     text = header.read_text()
@@ -135,7 +150,7 @@ def test_executorch_header_declares_each_planned_pool_aligned(tmp_path, capsys):
     assert aligns and all(a >= 16 and a & (a - 1) == 0 for a in aligns)
     offsets = [int(line.split()[2].rstrip("ul")) for line in text.splitlines()
                if line.startswith("#define") and "_OFFSET_" in line.split()[1]]
-    assert all(o % min(aligns) == 0 for o in offsets)
+    assert offsets and all(o % min(aligns) == 0 for o in offsets)
     names = [line.split()[1] for line in text.splitlines()
              if line.startswith(f"#define {p}_") and line.split()[1].endswith("_SIZE")]
     arrays = [n.removeprefix(p + "_").removesuffix("_SIZE").lower() for n in names]
@@ -166,3 +181,40 @@ def test_an_empty_plan_still_compiles(tmp_path):
     header = tmp_path / "empty.h"
     header.write_text(format_c_header(CHeader("EMPTY", "none", (), (Arena("arena", 0, 8, ""),))))
     assert compile_and_print(header, tmp_path, ["EMPTY_ARENA_SIZE"]) == ["0"]
+
+
+@needs_gcc
+def test_an_arena_in_a_linker_section(tmp_path, capsys):
+    """`--c-section .sram1`: the arena's definition lands in that section of the object."""
+    header = tmp_path / "sram_plan.h"
+    csv = EXAMPLES / "mobilenet_blocks.294912.csv"
+    assert main(["pack", str(csv), "--summary", "--c-header", str(header),
+                 "--c-section", ".sram1"]) == 0
+    capsys.readouterr()
+    syntax_check(header)
+    unit = tmp_path / "arenas.c"
+    unit.write_text('#define SRAM_PLAN_DEFINE_ARENAS\n#include "sram_plan.h"\n')
+    subprocess.run([GCC, *FLAGS, "-c", str(unit), "-o", str(tmp_path / "arenas.o")],
+                   check=True, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    objdump = shutil.which("objdump")
+    if objdump is not None:
+        sections = subprocess.run([objdump, "-h", str(tmp_path / "arenas.o")], check=True,
+                                  capture_output=True, text=True, timeout=60).stdout
+        assert " .sram1 " in sections
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--c-header", "h.h", "--c-section", "sram 1"], "is not a linker section name"),
+    (["--c-header", "h.h", "--c-section", '.a"b'], "is not a linker section name"),
+    (["--c-section", ".sram1"], "add --c-header FILE.h"),
+])
+def test_a_bad_section_is_one_line_and_writes_nothing(tmp_path, capsys, argv, said):
+    csv = EXAMPLES / "mobilenet_blocks.294912.csv"
+    argv = [str(tmp_path / a) if a == "h.h" else a for a in argv]
+    try:
+        code = main(["pack", str(csv), "--summary", *argv])
+    except SystemExit as stop:  # argparse refuses a bad value before the command runs
+        code = stop.code
+    err = capsys.readouterr().err
+    assert code == 2 and said in err and err.count("\n") == 1, err
+    assert list(tmp_path.iterdir()) == []

@@ -234,6 +234,23 @@ def refuse_other_kind(path: str, reads: InputKind, *also: InputKind) -> None:
                      + READER[kind].replace("FILE", path))
 
 
+def section_name(text: str) -> str:
+    """`--c-section`: a linker section the C compiler's `section(...)` takes as written."""
+    from ..report.c_header import section_problem
+
+    problem = section_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def add_c_header_arguments(p: argparse.ArgumentParser, help_text: str) -> None:
+    p.add_argument("--c-header", metavar="FILE.h", help=help_text)
+    p.add_argument("--c-section", metavar="NAME", type=section_name,
+                   help="with --c-header: define each arena in this linker section "
+                   "(__attribute__((section(NAME))), e.g. .sram1)")
+
+
 def require_readable(path: str) -> None:
     """Refuse a missing or unreadable input in one line before any library loads to read it
     (the MLIR bindings, torch: seconds of start-up to learn of a typo)."""

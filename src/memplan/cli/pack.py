@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import InputError
 from ..files import Outputs
-from .args import InputKind, non_negative_int, non_negative_seconds, refuse_other_kind
+from .args import (
+    InputKind,
+    add_c_header_arguments,
+    non_negative_int,
+    non_negative_seconds,
+    refuse_other_kind,
+)
 
 EXIT_1 = "the plan exceeds the capacity"
 STDIN = "-"
@@ -21,8 +28,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    "file name)")
     p.add_argument("-o", "--output", help="write the plan as CSV with an offset column")
     p.add_argument("--plot", help="draw the layout (.svg, .png or .pdf)")
-    p.add_argument("--c-header", metavar="FILE.h", help="write the plan for firmware: the "
-                   "arena size, an aligned uint8_t arena and each buffer's offset")
+    add_c_header_arguments(p, "write the plan for firmware: the arena size, an aligned "
+                           "uint8_t arena and each buffer's offset")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--summary", action="store_true", help="omit the per-buffer table")
     p.add_argument("--exact", action="store_true", help="search until the buffers fit the "
@@ -58,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     outputs.claim(args.output, "plan")
     outputs.claim(args.plot, "layout plot", flag="--plot")
     outputs.claim(args.c_header, "C header", flag="--c-header")
+    if args.c_section and not args.c_header:
+        raise InputError("--c-section", "places the arena of a C header: add --c-header FILE.h")
     if args.plot:
         from ..report.layout_plot import check_plot_path
 
@@ -105,9 +114,11 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         outputs.provide_text(args.output, format_solution(problem, result.solution))
     if args.c_header:
+        from dataclasses import replace
+
         from ..report.c_header import format_c_header, pack_header
 
-        outputs.provide_text(args.c_header, format_c_header(
-            pack_header(result, args.file, args.c_header)))
+        header = replace(pack_header(result, args.file, args.c_header), section=args.c_section)
+        outputs.provide_text(args.c_header, format_c_header(header))
     outputs.commit()
     return 0

@@ -9,6 +9,7 @@ from pathlib import Path
 from ..errors import BudgetError, InputError, MemplanError
 from ..files import Outputs
 from .args import (
+    add_c_header_arguments,
     inputs_of,
     non_negative_int,
     non_negative_seconds,
@@ -60,9 +61,12 @@ def add_command(commands: argparse._SubParsersAction) -> None:
             p.add_argument(option.flag, dest=option.dest, choices=option.choices,
                            metavar=option.metavar, default=None,
                            help=f"{entry.name}: {option.help}")
-    p.add_argument("--c-header", metavar="FILE.h", help="write the plan for firmware: each "
-                   "arena's size, an aligned uint8_t array and the offsets (TFLM: the whole "
-                   "arena to declare, measured by running the written model)")
+    add_c_header_arguments(p, "write the plan for firmware: each arena's size and an "
+                           "aligned uint8_t array (TFLM: the whole arena to declare, measured "
+                           "by running the planned model)")
+    p.add_argument("--c-offsets", action="store_true", help="with --c-header: also a macro "
+                   "per tensor offset (the runtime reads its offsets from the model it loads, "
+                   "not from the header)")
     p.add_argument("--summary", action="store_true", help="omit the per-tensor table")
     p.set_defaults(run=run)
 
@@ -80,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
     outputs.claim(args.output, "planned model")  # checked before any work
     outputs.claim(args.plot, "layout plot", "--plot")
     outputs.claim(args.c_header, "C header", "--c-header")
+    for flag, value in (("--c-section", args.c_section), ("--c-offsets", args.c_offsets)):
+        if value and not args.c_header:
+            raise InputError(flag, "shapes a C header: add --c-header FILE.h")
     if args.plot:
         from ..report.layout_plot import check_plot_path
 
@@ -149,10 +156,15 @@ def run(args: argparse.Namespace) -> int:
     if model is not None:
         outputs.provide(args.output, lambda f: f.write(model))
     if args.c_header:
-        from ..report.c_header import format_c_header, plan_header
+        from dataclasses import replace
 
-        header = getattr(fe, "c_header", plan_header)  # the runtime's own, where it has one
-        outputs.provide_text(args.c_header, format_c_header(header(plan, args.c_header, check)))
+        from ..report.c_header import format_c_header, plan_header, without_offsets
+
+        build = getattr(fe, "c_header", plan_header)  # the runtime's own, where it has one
+        header = replace(build(plan, args.c_header, check), section=args.c_section)
+        if not args.c_offsets:
+            header = without_offsets(header)
+        outputs.provide_text(args.c_header, format_c_header(header))
     if args.plot:
         from ..report.layout_plot import write_panels_plot
 

@@ -7,7 +7,15 @@ the plan's order, and each arena as an aligned `uint8_t` array, defined in the
 one translation unit that defines `<PREFIX>_DEFINE_ARENAS` and declared
 `extern` everywhere else. C99, plus `__attribute__((aligned))` (GCC, Clang,
 armclang), which a build for another compiler replaces by defining
-`MEMPLAN_ALIGNED(n)` first.
+`MEMPLAN_ALIGNED(n)` first. With a section (`--c-section .sram1`), each arena's
+definition also carries `__attribute__((section(".sram1")))` (`MEMPLAN_SECTION(s)`,
+replaceable the same way), for a linker script that puts that section in the memory
+the arena belongs in.
+
+Per-buffer offsets are macros only where something reads them: `memplan pack`'s
+plan has no other home, but a runtime's model carries its own plan (TFLM's
+`OfflineMemoryAllocation`, ExecuTorch's .pte, IREE's .vmfb), so `memplan plan` leaves
+them out unless asked (`without_offsets`).
 
 The names come from the header's file name: `--c-header kws_plan.h` gives
 `KWS_PLAN_ARENA_SIZE` and `kws_plan_arena`. `pack_header` and
@@ -20,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,6 +77,26 @@ class CHeader:
     summary: tuple[str, ...]  # the opening comment's lines after the source
     arenas: tuple[Arena, ...]
     defines: tuple[Define, ...] = field(default_factory=tuple)
+    section: str | None = None  # a linker section for every arena's definition
+
+
+# A linker section name as GNU ld and LLVM lld take one in a script and as the C string of
+# `section(...)` holds it without escaping: `.sram1`, `.bss.arena`, `ram2`; at most 64
+# characters (ELF allows longer; firmware scripts do not use them).
+SECTION_NAME = re.compile(r"\.?[A-Za-z_][A-Za-z0-9_.$]{0,63}")
+
+
+def section_problem(name: str) -> str | None:
+    """Why `name` cannot be an arena's section, or None when it can."""
+    if SECTION_NAME.fullmatch(name) is None:
+        return (f"'{name[:80]}' is not a linker section name (a letter or _ after an "
+                "optional dot, then letters, digits, _, . or $; at most 65 characters)")
+    return None
+
+
+def without_offsets(header: CHeader) -> CHeader:
+    """The header with each arena's size and alignment but no per-buffer macros."""
+    return replace(header, arenas=tuple(replace(a, offsets=()) for a in header.arenas))
 
 
 def prefix_for(header_path: str | Path) -> str:
@@ -139,6 +167,21 @@ def format_c_header(header: CHeader) -> str:
              "#else",
              '#error "define MEMPLAN_ALIGNED(n) for this compiler before including this header"',
              "#endif", "#endif", ""]
+    section = ""
+    if header.section is not None:
+        if section_problem(header.section):
+            raise ValueError(section_problem(header.section))
+        section = f" MEMPLAN_SECTION({p}_SECTION)"
+        lines += ["#ifndef MEMPLAN_SECTION",
+                  "#if defined(__GNUC__) || defined(__clang__)",
+                  "#define MEMPLAN_SECTION(name) __attribute__((section(name)))",
+                  "#else",
+                  '#error "define MEMPLAN_SECTION(name) for this compiler before including '
+                  'this header"',
+                  "#endif", "#endif",
+                  "/* the linker script places this section (NOLOAD: the arena needs no "
+                  "initial bytes) */",
+                  f'#define {p}_SECTION "{header.section}"', ""]
     for d in header.defines:
         lines.append(f"#define {p}_{d.name} {_literal(d.value)} /* {_comment(d.comment)} */")
     if header.defines:
@@ -155,7 +198,7 @@ def format_c_header(header: CHeader) -> str:
     for arena in header.arenas:
         a = f"{p}_{arena.name.upper()}"
         lines.append(f"uint8_t {lower}_{arena.name}[{_array_size(a)}] "
-                     f"MEMPLAN_ALIGNED({a}_ALIGN);")
+                     f"MEMPLAN_ALIGNED({a}_ALIGN){section};")
     lines.append("#else")
     for arena in header.arenas:
         a = f"{p}_{arena.name.upper()}"

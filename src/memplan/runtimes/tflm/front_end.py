@@ -65,7 +65,15 @@ class TfliteFrontEnd:
             prefix, plan.view.path,
             (f"TFLM arena for the planned model: {whole} B, of which the planned head is "
              f"{arena.size} B;",
-             f"hand {prefix.lower()}_arena and {prefix}_ARENA_SIZE to tflite::MicroInterpreter"),
+             f"hand {prefix.lower()}_arena and {prefix}_ARENA_SIZE to tflite::MicroInterpreter;",
+             "memplan's offsets travel in the planned model (plan -o FILE.tflite), as its",
+             "OfflineMemoryAllocation metadata, where TFLM reads them.",
+             "Measured by TFLM's interpreter on a 64-bit host with the reference kernels. On",
+             "a 32-bit MCU the planned head is the same, but TFLM's persistent data (tensor,",
+             "node and allocation records holding 4-byte pointers there) is smaller, so this",
+             "size has margin there rather than being exact; kernels built for the MCU",
+             "(CMSIS-NN) may ask for scratch the reference kernels do not. Confirm on the",
+             "device with MicroInterpreter::arena_used_bytes()."),
             (HeaderArena("arena", whole, arena_alignment(arena, TFLM_ARENA_ALIGNMENT),
                          "the whole tensor arena: planned head, then TFLM's persistent data at "
                          "the other end", arena_offsets(arena)),),
