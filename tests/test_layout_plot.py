@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import pytest
 from matplotlib.collections import PatchCollection
 
 from memplan.pack import Buffer, Problem, pack
@@ -50,5 +51,50 @@ def test_live_bytes_have_their_own_panel():
         for line in layout.get_lines():
             assert len(set(line.get_ydata())) == 1
         assert max(max(line.get_ydata()) for line in live.get_lines()) == 12
+    finally:
+        plt.close(figure)
+
+
+def test_long_names_go_to_the_key_and_boxes_carry_short_labels():
+    long_name = "model/encoder/layer_norm_with_a_very_long_scope/" * 3
+    result = pack(Problem([Buffer(long_name, 0, 10, 1000), Buffer("b", 0, 5, 500)]))
+    figure = draw_layout(result)
+    try:
+        layout = figure.axes[0]
+        inside = [t.get_text() for t in layout.texts]
+        assert sorted(inside) == ["#1", "#2"]  # the largest first
+        key = "\n".join(t.get_text() for t in figure.texts)
+        assert "#1 model/encoder/" in key and "(1,000 B)" in key and "#2 b (500 B)" in key
+        assert long_name not in key  # shortened in the key too, never smeared
+        assert layout.get_ylabel() == "offset (bytes)"
+        assert figure.axes[1].get_xlabel() == "time step"
+    finally:
+        plt.close(figure)
+
+
+def test_a_model_plot_shows_the_runtimes_plan_beside_and_counts_as_the_table(data):
+    pytest.importorskip("tflite_micro")
+    from memplan.plan.contract import ReadOptions
+    from memplan.plan.driver import plan_model
+    from memplan.report.layout_plot import draw_model_plan, model_figures
+
+    _, plan = plan_model(str(data / "tiny_attention_f32.tflite"),
+                         options=ReadOptions(time_limit=2.0))
+    (row,) = model_figures(plan)
+    (arena,) = plan.arenas
+    assert row.tensors == len(arena.buffers)  # what the plan's table lists
+    assert row.theirs is not None and row.theirs.planner == "TFLM greedy"
+    assert row.theirs.size == arena.runtime and row.declare == arena.size
+    figure = draw_model_plan(plan, title="m")
+    try:
+        ours, theirs, live = figure.axes
+        assert ours.get_title().startswith("memplan: ") and theirs.get_title().startswith(
+            "TFLM greedy: ")
+        assert ours.get_ylim() == theirs.get_ylim()  # one scale, so heights compare
+        assert ours.get_xlabel() == "time step" and live.get_ylabel() == "live bytes"
+        heading = next(t.get_text() for t in figure.texts if t.get_text().startswith("m: "))
+        assert f"{len(arena.buffers)} tensors" in heading
+        assert f"arena to declare {arena.size:,} B" in heading
+        assert all(t.get_text().startswith("#") for t in ours.texts + theirs.texts)
     finally:
         plt.close(figure)

@@ -166,11 +166,11 @@ def run(args: argparse.Namespace) -> int:
             header = without_offsets(header)
         outputs.provide_text(args.c_header, format_c_header(header))
     if args.plot:
-        from ..report.layout_plot import write_panels_plot
+        from ..report.layout_plot import write_model_plot
 
-        panels = [(a.name, a.packing) for a in plan.arenas]
         title = Path(args.file).name
-        outputs.provide(args.plot, lambda f: write_panels_plot(panels, f, plot_format, title))
+        outputs.provide(args.plot, lambda f: write_model_plot(plan, check, f, plot_format,
+                                                              title))
     outputs.commit()
     return 0
 
