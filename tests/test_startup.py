@@ -72,3 +72,30 @@ def test_pack_exact_loads_only_what_packing_needs():
 ])
 def test_one_blas_thread_unless_the_user_says_otherwise(given, expected):
     assert run_pack(given)[1] == expected
+
+
+def test_executorchs_edge_op_table_parses_the_same_by_libyaml():
+    """`runtimes/executorch/edge_yaml.py` parses ExecuTorch's edge-op table with libyaml
+    while ExecuTorch is imported (1.7 s less CPU per `plan X.pt2`): the data must be what
+    ExecuTorch's own ruamel parse gives, and ruamel must be itself again afterwards."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("executorch")  # found, not imported: that is the slow part
+    if spec is None:
+        pytest.skip("no executorch")
+    import ruamel.yaml
+
+    from memplan.runtimes.executorch.edge_yaml import libyaml_for_safe_loads
+
+    (package,) = spec.submodule_search_locations
+    text = (Path(package) / "exir" / "dialects" / "edge" / "edge.yaml").read_text(
+        encoding="utf-8")
+    own = ruamel.yaml.YAML(typ="safe").load(text)
+    original = ruamel.yaml.YAML
+    with libyaml_for_safe_loads():
+        assert ruamel.yaml.YAML is not original or "executorch.exir.dialects.edge._ops" in \
+            sys.modules  # ExecuTorch imported already in this process: nothing to speed up
+        fast = ruamel.yaml.YAML(typ="safe").load(text)
+    assert ruamel.yaml.YAML is original
+    assert fast == own and len(own) > 100

@@ -40,13 +40,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from executorch.exir.memory_planning import (
-    MemoryAlgoResult,
-    MemoryPlanningAlgorithmSuite,
-    SpecAllocResult,
-)
-from executorch.exir.passes.memory_planning_pass import MemoryPlanningPass
-from executorch.exir.tensor import TensorSpec
+from .edge_yaml import libyaml_for_safe_loads
+
+with libyaml_for_safe_loads():  # the first import of ExecuTorch: its edge-op table parsed fast
+    from executorch.exir.memory_planning import (
+        MemoryAlgoResult,
+        MemoryPlanningAlgorithmSuite,
+        SpecAllocResult,
+    )
+    from executorch.exir.passes.memory_planning_pass import MemoryPlanningPass
+    from executorch.exir.tensor import TensorSpec
 
 from ...buffers import Arena, BufferRequest, RuntimePlan
 from ...errors import BudgetError
