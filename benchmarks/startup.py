@@ -1,6 +1,6 @@
 """Start-up cost of memplan commands: CPU seconds per process and modules imported.
 
-    python benchmarks/startup.py [--before SRC] [--repeat N]
+    python benchmarks/startup.py [--before SRC] [--repeat N] [--only TEXT]
     python benchmarks/startup.py --limits DIR [--seconds 0 0.2 0.5] [--repeat N]
 
 Runs each command N times in a fresh interpreter (`python -m memplan ...` from
@@ -39,6 +39,7 @@ COMMANDS = [
     ("check example", ["check", "examples/loop_alloca.mlir", "--target", "x86_64"]),
     ("plan .tflite, heuristics", ["plan", "examples/attention_block.tflite", "--summary",
                                   "--time-limit", "0"]),
+    ("plan .pt2, a 3-block ResNet", ["plan", "examples/tiny_resnet.pt2", "--summary"]),
 ]
 
 
@@ -89,6 +90,8 @@ def main() -> None:
     parser.add_argument("--limits", type=Path, metavar="DIR",
                         help="time `pack --exact --time-limit S` on DIR's CSV files instead")
     parser.add_argument("--seconds", type=float, nargs="+", default=[0, 0.2, 0.5])
+    parser.add_argument("--only", metavar="TEXT", help="only the commands whose label or "
+                        "arguments contain TEXT (e.g. .pt2)")
     args = parser.parse_args()
     if args.limits:
         time_limits(args.limits, args.seconds, args.repeat)
@@ -98,6 +101,8 @@ def main() -> None:
     print("| command | " + " | ".join(f"{n} CPU s | {n} modules" for n, _ in trees) + " |")
     print("| --- " * (1 + 2 * len(trees)) + "|")
     for label, argv in COMMANDS:
+        if args.only and args.only not in label + " ".join(argv):
+            continue
         times: dict[str, list[float]] = {name: [] for name, _ in trees}
         for _ in range(args.repeat):
             for name, src in trees:
