@@ -72,7 +72,8 @@ def floor_note(floor: Floor, lower_bound: int, count: int = 3) -> str | None:
         return None
     shown = "; ".join(f"{name} {size:,} B" for name, size in floor.held[:count])
     more = f"; and {len(floor.held) - count} more" if len(floor.held) > count else ""
-    gap = (f"the order given is {lower_bound - floor.bytes:,} B above it (--rewrite reorder)"
+    gap = (f"the order given is {lower_bound - floor.bytes:,} B above it (--rewrite reorder "
+           "searches for a lower one)"
            if lower_bound > floor.bytes else "the order given reaches it")
     lowered = (f"{' or '.join(op.lowered_by)} could lower it" if op.lowered_by else
                "no rewrite memplan has lowers it")

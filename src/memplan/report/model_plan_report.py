@@ -32,11 +32,14 @@ def format_plan_text(plan: ModelPlan, *, check: RunCheck | None = None,
         parts += [_tensor_table(plan), ""]
     theirs = runtime_planner(plan)
     refused = next((a.runtime_error for a in plan.view.arenas if a.runtime_error), None)
+    # The floor of any order, where the front end lists its operators.
     floors = {f.arena: f.bytes for f in plan.floors}
-    rows = [[a.name, len(a.buffers), floors.get(a.name, "-"), a.lower_bound, a.size,
+    floor = ["floor"] if floors else []
+    rows = [[a.name, len(a.buffers), *([floors.get(a.name, "-")] if floors else []),
+             a.lower_bound, a.size,
              a.runtime if a.runtime is not None else ("refused" if refused else "-"),
              a.proof.value, "-" if a.capacity is None else a.capacity] for a in plan.arenas]
-    parts.append(format_table(["arena", "tensors", "floor", "lower bound", "memplan",
+    parts.append(format_table(["arena", "tensors", *floor, "lower bound", "memplan",
                                theirs or "runtime", "status", "capacity"], rows))
     parts.append("")
     summary: list[tuple[str, object]] = [("model", plan.view.path),
