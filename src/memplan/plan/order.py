@@ -8,9 +8,10 @@ one step: the bound a packer works against (`pack.lower_bound`, before alignment
 
 The search runs the operators one at a time from the set of those already run, keeping
 per number of operators run the `beam` states with the lowest peak so far (then the
-fewest bytes live): exact while the graph is narrow enough that every state fits (a chain
-has one per step), a beam search beyond. The given order is one of the orders it can
-return, so its result is never worse than the order given.
+fewest bytes live), and on a wide graph expanding only the best of them within a budget
+of steps tried: exact while the graph is narrow enough that every state fits (a chain has
+one per step), a beam search beyond. The order given is returned unless the one found has
+a lower peak, so the result is never worse than the order given.
 """
 
 from __future__ import annotations
@@ -45,80 +46,100 @@ class Graph:
 
 def order_peak(graph: Graph, order: Sequence[int]) -> int:
     """The most bytes live at one step when the operators run in `order`."""
-    state = _start(graph)
+    walk = _Walk(graph)
+    state = walk.start()
     peak = state.live
     for i in order:
-        state, at = _run(graph, state, i)
+        state, at = walk.run(state, i)
         peak = max(peak, at)
     return peak
 
 
-def search_order(graph: Graph, beam: int = 256) -> tuple[tuple[int, ...], int]:
+# States kept per step: all of them on any graph this narrow. Steps tried in all: wide
+# graphs (many operators ready at once) expand the best states first and stop there, so
+# that the search stays within seconds (a step tried costs some microseconds).
+BEAM = 256
+EXPANSIONS = 20_000
+# Longer graphs are not searched: a state copies its set of operators run, so a step
+# tried costs time in proportion to the graph's length.
+MAX_STEPS = 2_000
+
+
+def search_order(graph: Graph, beam: int | None = None) -> tuple[tuple[int, ...], int]:
     """An order of the steps with the lowest peak found, and that peak; ties keep the
-    order given (it is tried first)."""
+    order given."""
     n = len(graph.steps)
+    beam = BEAM if beam is None else beam
+    if n > MAX_STEPS:
+        raise ValueError(f"{n} steps; the search takes at most {MAX_STEPS}")
+    per_step = max(8, EXPANSIONS // max(n, 1))
     given = tuple(range(n))
     given_peak = order_peak(graph, given)
-    preds = _predecessors(graph)
-    level = {frozenset(): (_start(graph).live, _start(graph), ())}
+    walk = _Walk(graph)
+    start = walk.start()
+    level = {start.done: (start.live, start, ())}
     for _ in range(n):
         nxt: dict[frozenset[int], tuple[int, _State, tuple[int, ...]]] = {}
-        for done, (peak, state, order) in level.items():
-            for i in range(n):
-                if i in done or not preds[i] <= done:
-                    continue
-                after, at = _run(graph, state, i)
-                key = done | {i}
-                value = (max(peak, at), after, order + (i,))
-                old = nxt.get(key)
-                if old is None or (value[0], value[1].live) < (old[0], old[1].live):
-                    nxt[key] = value
-        kept = sorted(nxt.items(), key=lambda kv: (kv[1][0], kv[1][1].live))[:beam]
-        level = dict(kept)
+        tried = 0
+        for peak, state, order in level.values():  # best first
+            if tried >= per_step:
+                break
+            for i in sorted(state.ready)[:per_step - tried]:
+                tried += 1
+                after, at = walk.run(state, i)
+                value = (max(peak, at), after, (*order, i))
+                old = nxt.get(after.done)
+                if old is None or (value[0], after.live) < (old[0], old[1].live):
+                    nxt[after.done] = value
+        level = dict(sorted(nxt.items(), key=lambda kv: (kv[1][0], kv[1][1].live))[:beam])
     (peak, _, order), = level.values()
     return (order, peak) if peak < given_peak else (given, given_peak)
 
 
 @dataclass(frozen=True)
 class _State:
+    done: frozenset[int]  # steps run
+    ready: frozenset[int]  # steps not run whose producers all ran
     live: int  # bytes live between steps
     held: frozenset[int]  # buffers live between steps
-    readers_left: tuple[int, ...]  # per buffer, readers not yet run
 
 
-def _readers(graph: Graph) -> list[int]:
-    count = [0] * len(graph.sizes)
-    for s in graph.steps:
-        for b in set(s.reads):
-            count[b] += 1
-    return count
+class _Walk:
+    """The graph's dependencies, computed once for every state of a search."""
 
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        made = graph.producers()
+        readers: list[set[int]] = [set() for _ in graph.sizes]
+        for i, s in enumerate(graph.steps):
+            for b in s.reads:
+                readers[b].add(i)
+        self.readers = [frozenset(r) for r in readers]
+        self.preds = [frozenset(made[b] for b in s.reads if made[b] is not None and made[b] != i)
+                      for i, s in enumerate(graph.steps)]
+        succ: list[set[int]] = [set() for _ in graph.steps]
+        for i, p in enumerate(self.preds):
+            for j in p:
+                succ[j].add(i)
+        self.succ = [tuple(sorted(s)) for s in succ]
+        self.held0 = frozenset(b for b in range(len(graph.sizes))
+                               if made[b] is None and (readers[b] or b in graph.outputs))
 
-def _start(graph: Graph) -> _State:
-    made = graph.producers()
-    count = _readers(graph)
-    held = frozenset(b for b in range(len(graph.sizes))
-                     if made[b] is None and (count[b] or b in graph.outputs))
-    return _State(sum(graph.sizes[b] for b in held), held, tuple(count))
+    def start(self) -> _State:
+        ready = frozenset(i for i, p in enumerate(self.preds) if not p)
+        return _State(frozenset(), ready, sum(self.graph.sizes[b] for b in self.held0),
+                      self.held0)
 
-
-def _run(graph: Graph, state: _State, i: int) -> tuple[_State, int]:
-    """The state after step `i`, and the bytes live while it runs."""
-    step = graph.steps[i]
-    new = [b for b in dict.fromkeys(step.writes) if b not in state.held]
-    during = state.live + sum(graph.sizes[b] for b in new) + step.scratch
-    left = list(state.readers_left)
-    for b in set(step.reads):
-        left[b] -= 1
-    held = set(state.held) | set(new)
-    freed = [b for b in held if left[b] == 0 and b not in graph.outputs
-             and (b in step.reads or b in new)]
-    held.difference_update(freed)
-    live = during - step.scratch - sum(graph.sizes[b] for b in freed)
-    return _State(live, frozenset(held), tuple(left)), during
-
-
-def _predecessors(graph: Graph) -> list[frozenset[int]]:
-    made = graph.producers()
-    return [frozenset(made[b] for b in s.reads if made[b] is not None and made[b] != i)
-            for i, s in enumerate(graph.steps)]
+    def run(self, state: _State, i: int) -> tuple[_State, int]:
+        """The state after step `i`, and the bytes live while it runs."""
+        graph, step = self.graph, self.graph.steps[i]
+        sizes = graph.sizes
+        new = [b for b in dict.fromkeys(step.writes) if b not in state.held]
+        during = state.live + sum(sizes[b] for b in new) + step.scratch
+        done = state.done | {i}
+        freed = {b for b in (*step.reads, *new) if b not in graph.outputs
+                 and self.readers[b] <= done}
+        held = (state.held | set(new)) - freed
+        live = during - step.scratch - sum(sizes[b] for b in freed)
+        ready = (state.ready - {i}) | {j for j in self.succ[i] if self.preds[j] <= done}
+        return _State(done, ready, live, held), during

@@ -5,12 +5,12 @@ TFLM runs a subgraph's operators in the order of its list and derives every life
 that order (`model.py`), so a new order is a new list and nothing else: the tensors,
 buffers and operators themselves are the file's. Refused: a model with several subgraphs
 (control flow: a called subgraph's scopes sit inside its caller's, which this search does
-not model).
+not model), and one of more than `order.MAX_STEPS` operators.
 """
 
 from __future__ import annotations
 
-from ...plan.order import Graph, Step, order_peak, search_order
+from ...plan.order import MAX_STEPS, Graph, Step, order_peak, search_order
 from . import model as tfl
 
 
@@ -34,6 +34,8 @@ def better_order(model: tfl.TfliteModel) -> tuple[tuple[int, ...], int, int] | s
     why not."""
     if model.subgraphs > 1:
         return f"{model.subgraphs} subgraphs (control flow): not reordered"
+    if len(model.ops) > MAX_STEPS:
+        return f"{len(model.ops):,} operators: the order search takes at most {MAX_STEPS:,}"
     graph = graph_of(model)
     before = order_peak(graph, range(len(graph.steps)))
     order, after = search_order(graph)
