@@ -36,7 +36,7 @@ from ..targets import Target
 from . import entry_for, load
 from .contract import FrontEnd, ModelView, ReadOptions, RunCheck, Step, no_step
 from .floor import Floor, floor_note, floors
-from .rewrites import NotBuilt, Rewritten, implementation
+from .rewrites import NotBuilt, RewriteKind, Rewritten, implementation
 
 
 class PlanCheckError(Exception):
@@ -155,7 +155,9 @@ def plan_model(path: str, *, runtime: str | None = None,
     notes = view.notes + tuple(n for a in arenas if (n := peak_note(a, view)))
     found = model_floors(view, arenas)
     bounds = {a.name: a.lower_bound for a in arenas}
-    notes += tuple(n for f in found if (n := floor_note(f, bounds[f.arena])))
+    reordered = any(r.kind is RewriteKind.REORDER for r in rewrites)
+    notes += tuple(n for f in found
+                   if (n := floor_note(f, bounds[f.arena], reordered=reordered)))
     if hasattr(fe, "notes"):  # notes that depend on the plan (optional)
         notes += fe.notes(view, {a.name: a.size for a in arenas}, target)
     return fe, ModelPlan(view, fe.name, fe.runtime, arenas, target, written, split, notes,

@@ -65,16 +65,18 @@ def floors(view: ModelView, over: Mapping[str, int]) -> tuple[Floor, ...]:
                  if a.name in over)
 
 
-def floor_note(floor: Floor, lower_bound: int, count: int = 3) -> str | None:
-    """What sets the floor and what could lower it (None when no operator touches it)."""
+def floor_note(floor: Floor, lower_bound: int, count: int = 3, *, reordered: bool = False
+               ) -> str | None:
+    """What sets the floor and what could lower it (None when no operator touches it);
+    `reordered`: the order planned is already memplan's search's."""
     op = floor.operator
     if op is None:
         return None
     shown = "; ".join(f"{name} {size:,} B" for name, size in floor.held[:count])
     more = f"; and {len(floor.held) - count} more" if len(floor.held) > count else ""
-    gap = (f"the order given is {lower_bound - floor.bytes:,} B above it (--rewrite reorder "
-           "searches for a lower one)"
-           if lower_bound > floor.bytes else "the order given reaches it")
+    hint = "" if reordered else " (--rewrite reorder searches for a lower one)"
+    gap = (f"the order planned is {lower_bound - floor.bytes:,} B above it{hint}"
+           if lower_bound > floor.bytes else "the order planned reaches it")
     lowered = (f"{' or '.join(op.lowered_by)} could lower it" if op.lowered_by else
                "no rewrite memplan has lowers it")
     return (f"{floor.arena}: no operator order needs less than {floor.bytes:,} B (the floor), "
