@@ -163,3 +163,31 @@ def test_cli_json_reports_rewrites_and_floor(tmp_path, capsys):
     assert document["arenas"][0]["floor"]["bytes"] == document["total"]["floor"]
     assert document["check"]["identical"] is True
     assert out.read_bytes() != path.read_bytes()
+
+
+def test_an_unsafe_in_place_output_is_caught_by_the_run_and_not_written(tmp_path, monkeypatch,
+                                                                        capsys):
+    """FULLY_CONNECTED reads every input element for every output element: its output
+    written over its input changes the result. Forced in place, the run must refuse it."""
+    from memplan.cli import main
+    from memplan.runtimes.tflm import inplace
+
+    g = Graph()
+    x = g.tensor("x", [1, 64])
+    t, y = g.tensor("t", [1, 256]), g.tensor("y", [1, 256])
+    for src, dst, n_in in ((x, t, 64), (t, y, 256)):
+        w = g.weights(f"w{dst}", [256, n_in])
+        g.op("FULLY_CONNECTED", [src, w, -1], [dst], options=schema.FullyConnectedOptionsT(),
+             options_type=schema.BuiltinOptions.FullyConnectedOptions)
+    g.inputs, g.outputs = [x], [y]
+    path, out = tmp_path / "fc.tflite", tmp_path / "out.tflite"
+    path.write_bytes(g.finish())
+
+    def forced(model, op, shared=None):
+        return (op.outputs[0], op.inputs[0]) if op.index == 1 else None
+
+    monkeypatch.setattr(inplace, "candidate", forced)
+    assert main(["plan", str(path), "--rewrite", "inplace", "-o", str(out),
+                 "--time-limit", "0", "--summary"]) == 1
+    assert "computes different outputs" in capsys.readouterr().err
+    assert not out.exists()
