@@ -175,6 +175,44 @@ def test_gpu_target_compiles_for_its_backend_and_is_not_run() -> None:
         fe.original(plan.view)
 
 
+_SMALL_GPU_PROGRAM = """
+func.func @main(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x16xf32>)
+                     outs(%f : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %n = linalg.matmul ins(%m, %w : tensor<8x16xf32>, tensor<16x16xf32>)
+                     outs(%f : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %n : tensor<8x16xf32>
+}
+"""
+# What each GPU preset's .vmfb holds: IREE's executable format and the chip its code is for
+# (cuda-sm90 is sm_80 PTX: IREE 3.13 has no sm_90 target).
+_GPU_CODE = {"cuda-sm80": (b"cuda-nvptx-fb", b".target sm_80"),
+             "cuda-sm90": (b"cuda-nvptx-fb", b".target sm_80"),
+             "rocm-gfx942": (b"rocm-hsaco-fb", b"gfx942")}
+
+
+@pytest.mark.parametrize("preset", sorted(_GPU_CODE))
+def test_every_gpu_preset_compiles_a_dispatch_to_a_vmfb(preset: str, tmp_path: Path) -> None:
+    from memplan.runtimes.iree.targets import PRESETS
+
+    assert {n for n in PRESETS if load_target(n).devices == ("gpu",)} == set(_GPU_CODE)
+    path = tmp_path / "small.mlir"
+    path.write_text(_SMALL_GPU_PROGRAM)
+    _, plan = plan_model(str(path), runtime="iree", options=ReadOptions(
+        target=load_target(preset), write=True, time_limit=5))
+    assert plan.written is not None
+    for marker in _GPU_CODE[preset]:
+        assert marker in plan.written, marker
+    stand_in = [n for n in plan.notes if "cannot target" in n]
+    assert stand_in == (["IREE 3.13 cannot target sm_90: compiled as sm_80 PTX, which the "
+                         "CUDA driver compiles for sm_90 when it loads the module; IREE's "
+                         "kernels then keep within sm_80's 163 KiB of workgroup memory, not "
+                         "sm_90's 227 KiB"] if preset == "cuda-sm90" else [])
+
+
 def test_target_without_an_iree_backend_is_refused() -> None:
     with pytest.raises(InputError, match="IREE has no backend memplan knows for target "
                        "'cortex-m4'"):

@@ -86,6 +86,8 @@ class IreeFrontEnd:
         program = ip.read_program(source, path, target)
         bounds: dict[str, int] = {}
         arenas, notes = [], [f"compiled by IREE for {target.device}"]
+        if target.stand_in is not None:
+            notes.append(target.stand_in)
         for i, (pack, iree) in enumerate(zip(program.packs, program.iree, strict=True)):
             arena = pack_arena(pack, iree)
             if isinstance(arena, str):
