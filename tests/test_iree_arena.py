@@ -213,6 +213,22 @@ def test_every_gpu_preset_compiles_a_dispatch_to_a_vmfb(preset: str, tmp_path: P
                          "sm_90's 227 KiB"] if preset == "cuda-sm90" else [])
 
 
+def test_each_entry_against_the_bound_of_its_own_arenas(tmp_path: Path) -> None:
+    """A small entry beside a large one: each invocation's ratio is against its own arenas'
+    bound, not the largest arena of the whole program."""
+    small = _SMALL_GPU_PROGRAM.replace("@main", "@small")
+    path = tmp_path / "two.mlir"
+    path.write_text(small + MLP.read_text())
+    _, plan = plan_model(str(path), runtime="iree", options=ReadOptions(time_limit=5))
+    invocations = {n.split(":")[0]: n for n in plan.notes if n.startswith("invocation @")}
+    assert set(invocations) == {"invocation @main", "invocation @small"}
+    assert "(1.000x) against a bound of 163,840 B (the largest arena's of @main)" in \
+        invocations["invocation @main"]
+    small_bound = max(a.lower_bound for a in plan.arenas if a.lower_bound < 163840)
+    assert f"(1.000x) against a bound of {small_bound:,} B (the largest arena's of @small)" \
+        in invocations["invocation @small"], invocations
+
+
 def test_target_without_an_iree_backend_is_refused() -> None:
     with pytest.raises(InputError, match="IREE has no backend memplan knows for target "
                        "'cortex-m4'"):
