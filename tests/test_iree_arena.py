@@ -229,6 +229,44 @@ def test_each_entry_against_the_bound_of_its_own_arenas(tmp_path: Path) -> None:
         in invocations["invocation @small"], invocations
 
 
+_DYNAMIC_BATCH = """
+func.func @main(%x: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+                     outs(%f : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %k = linalg.matmul ins(%m, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+                     outs(%f : tensor<?x16xf32>) -> tensor<?x16xf32>
+  return %k : tensor<?x16xf32>
+}
+"""
+
+
+def test_dynamic_batch_planned_and_run_at_the_dim_given(tmp_path: Path) -> None:
+    path = tmp_path / "dynamic.mlir"
+    path.write_text(_DYNAMIC_BATCH)
+    _, unpinned = plan_model(str(path), runtime="iree", options=ReadOptions(time_limit=5))
+    assert not unpinned.arenas  # runtime-sized: left to IREE
+    for dims in ({"batch": 64}, {"arg0.0": 64}):
+        fe, plan = plan_model(str(path), runtime="iree", options=ReadOptions(
+            dims=dims, write=True, time_limit=5))
+        assert "planned and compiled at --dim sizes: @main arg0.0=64" in plan.notes
+        # Two 64x16 f32 results alive at once (the second matmul reads the first).
+        assert [a.size for a in plan.arenas] == [a.lower_bound for a in plan.arenas]
+        assert sum(a.size for a in plan.arenas) >= 64 * 16 * 4
+        assert check_run(fe, plan).identical
+    source = path.read_text()
+    with pytest.raises(InputError, match=r"--dim rows: not a dynamic input dimension of the "
+                       r"program \(memplan names them: arg0\.0, batch\)"):
+        plan_model(str(path), runtime="iree", options=ReadOptions(dims={"rows": 4}))
+    assert path.read_text() == source  # the input is never modified
+    with pytest.raises(InputError, match="take no input of dynamic shape"):
+        plan_model(str(MLP), runtime="iree", options=ReadOptions(dims={"batch": 4}))
+
+
 def test_target_without_an_iree_backend_is_refused() -> None:
     with pytest.raises(InputError, match="IREE has no backend memplan knows for target "
                        "'cortex-m4'"):

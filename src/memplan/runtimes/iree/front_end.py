@@ -72,12 +72,18 @@ class IreeFrontEnd:
     writes: ClassVar[str | None] = ".vmfb"
     splits: ClassVar[bool] = False
     plans_in_hook: ClassVar[bool] = False
+    takes_dims: ClassVar[bool] = True  # dynamic input dimensions pinned (runtimes/iree/dims.py)
 
     def read(self, path: str, options: ReadOptions) -> ModelView:
         from . import program as ip
         from .stages import LLVM_CPU
 
         source = ip.read_source(path)
+        pinned = None
+        if options.dims:
+            from .dims import pin_dims
+
+            source, pinned = pin_dims(source, path, options.dims)
         target = LLVM_CPU
         if options.target is not None:
             from .targets import iree_target
@@ -88,6 +94,8 @@ class IreeFrontEnd:
         arenas, notes = [], [f"compiled by IREE for {target.device}"]
         if target.stand_in is not None:
             notes.append(target.stand_in)
+        if pinned is not None:
+            notes.append(f"planned and compiled at --dim sizes: {pinned}")
         for i, (pack, iree) in enumerate(zip(program.packs, program.iree, strict=True)):
             arena = pack_arena(pack, iree)
             if isinstance(arena, str):
