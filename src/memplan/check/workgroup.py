@@ -232,8 +232,11 @@ def workgroup_local_dispatch_diagnostics(chunks: Sequence[MlirChunk],
                    if op.name == _DISPATCH_CONFIG and "function_ref" in op.attributes}
         for func in functions(chunk.module):
             name = symbol_name(func)
-            inputs = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs
-            for i, type_ in enumerate(inputs):
+            kind = ir.TypeAttr(func.attributes["function_type"]).value \
+                if "function_type" in func.attributes else None
+            if not isinstance(kind, ir.FunctionType):
+                continue  # an llvm.func: no memref arguments
+            for i, type_ in enumerate(ir.FunctionType(kind).inputs):
                 if memory_space_name(type_) == WORKGROUP_LOCAL_SPACE:
                     diags.append(Diagnostic(
                         "error", source_loc(func, chunk.path), f"@{name} takes workgroup-local "
