@@ -13,6 +13,7 @@ from memplan.cli import main  # noqa: E402
 from memplan.runtimes.tvm.asm_frame import frame_of  # noqa: E402
 from memplan.runtimes.tvm.run import compare_with_tvm  # noqa: E402
 from memplan.runtimes.tvm.script import load_script  # noqa: E402
+from memplan.runtimes.tvm.targets import tvm_target_of  # noqa: E402
 from memplan.runtimes.tvm.tir_pipeline import build  # noqa: E402
 from memplan.targets import load_target  # noqa: E402
 
@@ -117,3 +118,52 @@ def test_script_that_would_run_code_is_refused(tmp_path, capsys, body, reason):
     err = capsys.readouterr().err
     assert code == 2
     assert reason in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def one_buffer(n: int) -> str:
+    """A kernel with one float32 buffer of `n` elements (4n bytes), read backwards so no
+    pass can fold it away."""
+    return f'''# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def one(A: T.Buffer(({n},), "float32"), B: T.Buffer(({n},), "float32")):
+        T.func_attr({{"tir.noalias": True}})
+        x = T.alloc_buffer(({n},))
+        for i in range({n}):
+            x[i] = A[i] * T.float32(2.0)
+        for i in range({n}):
+            B[i] = x[{n - 1} - i] + T.float32(1.0)
+'''
+
+
+# A buffer of 1 KiB or more that memplan keeps on the stack (TVM would not) is annotated
+# disable_lower_builtin; TVM 0.27 read the annotation with a downcast a Python int failed.
+@pytest.mark.parametrize("preset, elements", [
+    ("cortex-m4", 256), ("cortex-m7", 256), ("cortex-m33", 256), ("x86_64", 1024)])
+def test_buffer_of_a_kibibyte_or_more_kept_on_the_stack_builds(preset, elements):
+    import tvm
+
+    from memplan.tvm import tir_pipeline
+
+    mod = load_script("one.py", one_buffer(elements))
+    target = load_target(preset)
+    built = build(mod, target)
+    (frame,) = built.frames
+    (d,) = frame.plan.decisions
+    assert (d.tvm.value, d.memplan.value) == ("workspace", "stack")
+    # The buffer is in the frame the machine code reserves, and no workspace call is made.
+    assert 4 * elements <= frame.frame <= target.stack.max_frame
+    assert "TVMBackendAllocWorkspace" not in built.asm
+    # The same pipeline by name, as a user's tvm.compile takes it.
+    executable = tvm.compile(mod, tvm.target.Target(tvm_target_of(target)),
+                             tir_pipeline=tir_pipeline(preset))
+    assert "TVMBackendAllocWorkspace" not in executable.mod.inspect_source("asm")
+
+
+def test_buffer_kept_past_tvms_rule_runs_like_tvms_build():
+    (result,) = compare_with_tvm(load_script("one.py", one_buffer(256)),
+                                 load_target("cortex-m4"))
+    assert result.equal and result.bytes_compared == 2048

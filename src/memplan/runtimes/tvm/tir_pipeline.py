@@ -81,7 +81,9 @@ def apply_policy(func: Any, name: str, policy: FramePolicy) -> tuple[Any, FrameP
             return [stmt]
         if d.memplan is Home.STACK:
             annotations = dict(stmt.annotations or {})
-            annotations[DISABLE_LOWER_BUILTIN] = 1
+            # LowerTVMBuiltin reads this as `Downcast<Bool>`: a plain Python 1 becomes an
+            # FFI integer, which that downcast refuses (a TypeError inside TVM).
+            annotations[DISABLE_LOWER_BUILTIN] = _true()
             return [_alloc_buffer(stmt.buffer, annotations)]
         alloc, check, free = workspace_statements(stmt.buffer, dev, d.allocation.device_type)
         pending[-1].append(free)
@@ -92,6 +94,12 @@ def apply_policy(func: Any, name: str, policy: FramePolicy) -> tuple[Any, FrameP
 
     body = map_scopes(func.body, rewrite, close, lambda: pending.append([]))
     return func.with_body(body), plan
+
+
+def _true() -> Any:
+    from tvm import tirx
+
+    return tirx.IntImm("bool", 1)
 
 
 def _alloc_buffer(buffer: Any, annotations: dict[str, Any]) -> Any:
