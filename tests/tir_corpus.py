@@ -140,7 +140,7 @@ def corpus_module(seed: int) -> CorpusModule:
 
 def _function(rng: random.Random, name: str, kind: str) -> Func:
     if kind == "around_1024":
-        sizes = [rng.choice(AROUND_1024) for _ in range(rng.randint(1, 3))]
+        sizes = [rng.choice(AROUND_1024) for _ in range(rng.randint(2, 3))]
         return Func(name, tuple(_buf(f"x{i}", s) for i, s in enumerate(sizes)))
     if kind == "many_small":
         sizes = [rng.randrange(4, 200, 4) for _ in range(rng.randint(6, 16))]
