@@ -8,7 +8,8 @@ MODEL is a torchvision model name, `vit` (transformers' ViT-B/16 configuration),
 file (e.g. tests/data/small_cnn.onnx, the model `benchmarks/onnx_build.py` builds);
 `NAME@torch` exports NAME with iree-turbine instead (torch-dialect MLIR, weights
 external as named parameters; `pip install '.[export]'`; without iree-turbine those
-rows say so and are skipped).
+rows say so and are skipped); `NAME:batch=N` exports NAME with a dynamic batch dimension
+(ONNX `dynamic_axes`) and plans it with `--dim batch=N`.
 Weights are random. Each model is exported to ONNX (PyTorch's TorchScript exporter),
 imported with IREE's own importer with its weights external
 (`iree-import-onnx --externalize-params`), then planned, written and checked by
@@ -133,6 +134,7 @@ def _model(name: str):  # noqa: ANN202
 
 
 TORCH = "@torch"  # a model name ending so is exported to torch-dialect MLIR by iree-turbine
+DYNAMIC = ":batch="  # NAME:batch=N: exported with a dynamic batch, planned at --dim batch=N
 
 
 def _static(path: Path, folder: Path) -> Path:
@@ -169,6 +171,8 @@ def export_torch(name: str, folder: Path) -> Path:
 def export(name: str, folder: Path) -> Path:
     import torch
 
+    dynamic = DYNAMIC in name
+    name = name.split(DYNAMIC)[0]
     if name.endswith(TORCH):
         return export_torch(name[:-len(TORCH)], folder)
     if name.endswith(".onnx"):
@@ -178,8 +182,10 @@ def export(name: str, folder: Path) -> Path:
         onnx_path = folder / f"{name}.onnx"
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")
+            named = {"input_names": ["input"], "output_names": ["output"], "dynamic_axes": {
+                "input": {0: "batch"}, "output": {0: "batch"}}} if dynamic else {}
             torch.onnx.export(model, (example,), str(onnx_path), dynamo=False,
-                              opset_version=17)
+                              opset_version=17, **named)
     mlir = folder / f"{Path(name).stem}.mlir"
     subprocess.run(["iree-import-onnx", str(onnx_path), "--externalize-params",
                     "-o", str(mlir)], check=True, capture_output=True)
@@ -194,13 +200,14 @@ _PEAK = re.compile(r"invocation @(\S+): transient peak IREE ([\d,]+) B, memplan 
 _RUNTIME_PEAK = re.compile(r"invocation @(\S+): a transient of runtime size")
 
 
-def plan(mlir: Path) -> tuple[dict | None, str, float]:
-    """`memplan plan MLIR --runtime iree --json --check-run`: its document (None when it
-    printed none), its last stderr line, and its wall time."""
+def plan(mlir: Path, dims: tuple[str, ...] = ()) -> tuple[dict | None, str, float]:
+    """`memplan plan MLIR --runtime iree --json --check-run [--dim ...]`: its document (None
+    when it printed none), its last stderr line, and its wall time."""
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "memplan", "plan", str(mlir), "--runtime",
                            "iree", "--json", "--check-run", "-o",
-                           str(mlir.with_suffix(".vmfb"))],
+                           str(mlir.with_suffix(".vmfb")),
+                           *(a for d in dims for a in ("--dim", d))],
                           capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     lines = done.stderr.strip().splitlines()
@@ -244,7 +251,8 @@ def main(names: list[str]) -> None:
                           "(pip install '.[export]') |", flush=True)
                     continue
                 raise
-            document, last, seconds = plan(mlir)
+            dims = (f"batch={name.split(DYNAMIC)[1]}",) if DYNAMIC in name else ()
+            document, last, seconds = plan(mlir, dims)
             if document is None:
                 print(f"| {name} | refused: {last} |", flush=True)
                 continue

@@ -319,6 +319,10 @@ def test_plan_command_json_and_program(saved_model, tmp_path, capsys):
     assert data["runtime_planner"] == "executorch greedy"
     assert data["check"]["ran"] and data["check"]["identical"]
     assert any(t.get("op") == "permute_copy" for t in data["tensors"])
+    # The floor of any order: one operator's planned tensors, never above the bound.
+    floor = arena["floor"]
+    assert 0 < floor["bytes"] <= arena["lower_bound"] and len(floor["held"]) >= 2
+    assert 0 < sum(h["bytes"] for h in floor["held"]) <= floor["bytes"]
     assert plot.read_bytes().startswith(b"<?xml")
     exported = torch.export.load(str(saved_model))
     inputs = random_inputs(exported, seed=5)

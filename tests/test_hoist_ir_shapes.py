@@ -76,3 +76,43 @@ def test_error_messages_name_the_ir_that_is_there() -> None:
         names_loop = "`scf.for` at line" in d.message or "loop of blocks" in d.message
         in_loop = "loop" in d.message or "iteration" in d.message
         assert names_loop or not in_loop, d.message
+
+
+def test_private_alloca_in_gpu_thread_forall_through_iter_args_is_hoisted(data: Path) -> None:
+    """IREE's mobilenet_v2 sm_80 dispatch: the 64 B private accumulator, made per iteration
+    of a forall GPU threads share out and threaded through iter_args, goes to the entry as
+    IREE's pipeline puts it (each thread's private memory serves its iterations in turn)."""
+    chunks, diags, _ = _opt(data / "iree_cuda_private_iter_args.mlir")
+    (placed,) = _placement(chunks).values()
+    assert placed == [("memref<1x16xf32, #gpu.address_space<private>>", True)]
+    (remark,) = diags
+    assert remark.severity == "remark" and "(64 bytes) at the function entry" in remark.message
+
+
+_FORALL = """
+func.func @f(%out: memref<64xf32>) {{
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  scf.forall (%i) in (64) {{
+    %a = memref.alloca() : memref<4xf32{space}>
+    memref.store %z, %a[%c0] : memref<4xf32{space}>
+    %v = memref.load %a[%c0] : memref<4xf32{space}>
+    memref.store %v, %out[%i] : memref<64xf32>
+  }}{mapping}
+  return
+}}
+"""
+
+
+def test_only_private_memory_leaves_a_forall_and_only_one_mapped_to_the_gpu(
+        tmp_path: Path) -> None:
+    private = ", #gpu.address_space<private>"
+    threads = " {mapping = [#gpu.thread<x>]}"
+    cases = {(private, threads): True, (private, ""): False, ("", threads): False,
+             (private, " {mapping = [#iree_codegen.workgroup_mapping<x>]}"): True}
+    for (space, mapping), hoisted in cases.items():
+        path = tmp_path / "forall.mlir"
+        path.write_text(_FORALL.format(space=space, mapping=mapping))
+        chunks, _, _ = _opt(path)
+        (placed,) = _placement(chunks).values()
+        assert placed == [(f"memref<4xf32{space}>", hoisted)], (space, mapping)

@@ -175,6 +175,98 @@ def test_gpu_target_compiles_for_its_backend_and_is_not_run() -> None:
         fe.original(plan.view)
 
 
+_SMALL_GPU_PROGRAM = """
+func.func @main(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%c0 : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x16xf32>)
+                     outs(%f : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %n = linalg.matmul ins(%m, %w : tensor<8x16xf32>, tensor<16x16xf32>)
+                     outs(%f : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %n : tensor<8x16xf32>
+}
+"""
+# What each GPU preset's .vmfb holds: IREE's executable format and the chip its code is for
+# (cuda-sm90 is sm_80 PTX: IREE 3.13 has no sm_90 target).
+_GPU_CODE = {"cuda-sm80": (b"cuda-nvptx-fb", b".target sm_80"),
+             "cuda-sm90": (b"cuda-nvptx-fb", b".target sm_80"),
+             "rocm-gfx942": (b"rocm-hsaco-fb", b"gfx942")}
+
+
+@pytest.mark.parametrize("preset", sorted(_GPU_CODE))
+def test_every_gpu_preset_compiles_a_dispatch_to_a_vmfb(preset: str, tmp_path: Path) -> None:
+    from memplan.runtimes.iree.targets import PRESETS
+
+    assert {n for n in PRESETS if load_target(n).devices == ("gpu",)} == set(_GPU_CODE)
+    path = tmp_path / "small.mlir"
+    path.write_text(_SMALL_GPU_PROGRAM)
+    _, plan = plan_model(str(path), runtime="iree", options=ReadOptions(
+        target=load_target(preset), write=True, time_limit=5))
+    assert plan.written is not None
+    for marker in _GPU_CODE[preset]:
+        assert marker in plan.written, marker
+    stand_in = [n for n in plan.notes if "cannot target" in n]
+    assert stand_in == (["IREE 3.13 cannot target sm_90: compiled as sm_80 PTX, which the "
+                         "CUDA driver compiles for sm_90 when it loads the module; IREE's "
+                         "kernels then keep within sm_80's 163 KiB of workgroup memory, not "
+                         "sm_90's 227 KiB"] if preset == "cuda-sm90" else [])
+
+
+def test_each_entry_against_the_bound_of_its_own_arenas(tmp_path: Path) -> None:
+    """A small entry beside a large one: each invocation's ratio is against its own arenas'
+    bound, not the largest arena of the whole program."""
+    small = _SMALL_GPU_PROGRAM.replace("@main", "@small")
+    path = tmp_path / "two.mlir"
+    path.write_text(small + MLP.read_text())
+    _, plan = plan_model(str(path), runtime="iree", options=ReadOptions(time_limit=5))
+    invocations = {n.split(":")[0]: n for n in plan.notes if n.startswith("invocation @")}
+    assert set(invocations) == {"invocation @main", "invocation @small"}
+    assert "(1.000x) against a bound of 163,840 B (the largest arena's of @main)" in \
+        invocations["invocation @main"]
+    small_bound = max(a.lower_bound for a in plan.arenas if a.lower_bound < 163840)
+    assert f"(1.000x) against a bound of {small_bound:,} B (the largest arena's of @small)" \
+        in invocations["invocation @small"], invocations
+
+
+_DYNAMIC_BATCH = """
+func.func @main(%x: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+                     outs(%f : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %k = linalg.matmul ins(%m, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+                     outs(%f : tensor<?x16xf32>) -> tensor<?x16xf32>
+  return %k : tensor<?x16xf32>
+}
+"""
+
+
+def test_dynamic_batch_planned_and_run_at_the_dim_given(tmp_path: Path) -> None:
+    path = tmp_path / "dynamic.mlir"
+    path.write_text(_DYNAMIC_BATCH)
+    _, unpinned = plan_model(str(path), runtime="iree", options=ReadOptions(time_limit=5))
+    assert not unpinned.arenas  # runtime-sized: left to IREE
+    for dims in ({"batch": 64}, {"arg0.0": 64}):
+        fe, plan = plan_model(str(path), runtime="iree", options=ReadOptions(
+            dims=dims, write=True, time_limit=5))
+        assert "planned and compiled at --dim sizes: @main arg0.0=64" in plan.notes
+        # Two 64x16 f32 results alive at once (the second matmul reads the first).
+        assert [a.size for a in plan.arenas] == [a.lower_bound for a in plan.arenas]
+        assert sum(a.size for a in plan.arenas) >= 64 * 16 * 4
+        assert check_run(fe, plan).identical
+    source = path.read_text()
+    with pytest.raises(InputError, match=r"--dim rows: not a dynamic input dimension of the "
+                       r"program \(memplan names them: arg0\.0, batch\)"):
+        plan_model(str(path), runtime="iree", options=ReadOptions(dims={"rows": 4}))
+    assert path.read_text() == source  # the input is never modified
+    with pytest.raises(InputError, match="take no input of dynamic shape"):
+        plan_model(str(MLP), runtime="iree", options=ReadOptions(dims={"batch": 4}))
+
+
 def test_target_without_an_iree_backend_is_refused() -> None:
     with pytest.raises(InputError, match="IREE has no backend memplan knows for target "
                        "'cortex-m4'"):

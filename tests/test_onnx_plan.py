@@ -75,3 +75,14 @@ def test_bad_onnx_is_one_line(tmp_path):
     with pytest.raises(InputError) as err:
         load_onnx(bad)
     assert str(err.value).startswith(str(bad)) and "\n" not in str(err.value)
+
+
+def test_floor_of_any_node_order(cnn):
+    _, plan = plan_model(cnn, options=ReadOptions(dims={"batch": 1}, time_limit=None))
+    (floor,) = plan.floors
+    # The Relu after the first Conv holds the Conv's output and its own, 4 KiB each.
+    assert floor.operator.name.startswith("Relu") and floor.bytes == 2 * 4096
+    assert floor.bytes <= plan.lower_bound
+    by_name = {b.name: b for b in plan.arenas[0].buffers}
+    used = [by_name[name] for name, _ in floor.held]
+    assert sum(b.size for b in used) == floor.bytes

@@ -25,7 +25,8 @@ INPUTS = sorted([*REPO.glob("examples/*.mlir"), *DATA.glob("cases/*.mlir"),
                  *DATA.glob("peers/iree/*.mlir"), DATA / "iter_args.mlir",
                  DATA / "cf_loops.mlir", DATA / "loop_alloca_memref.mlir",
                  DATA / "hoist_users.mlir", DATA / "targets_in_ir.mlir",
-                 DATA / "llvm_alloca.mlir", DATA / "loop_alloca_64k.mlir"])
+                 DATA / "llvm_alloca.mlir", DATA / "loop_alloca_64k.mlir",
+                 DATA / "iree_cuda_private_iter_args.mlir"])
 STREAM_LEVEL = {"emplace_allocations.mlir", "elide_async_copies.mlir"}
 TINY = str(REPO / "examples" / "tiny_stack.toml")
 DEFAULT = "hoist-and-bound,constant-destinations,state-in-place"

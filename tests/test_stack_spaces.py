@@ -1,7 +1,9 @@
 """Every stack-like memory space gets the stack diagnostics: a `memref.alloca` in GPU private
 memory in a loop, outside the entry block or without a bound is the same error as on the
 CPU stack, as IREE's check-ir-before-llvm-conversion says (it checks every alloca) and as
-`memplan opt` treats it."""
+`memplan opt` treats it. On a GPU target, private allocas IREE's GPU pipeline hoists (static
+or bounded, in a loop or outside the entry block) are warnings: IREE hoists them before it
+lowers the kernel, and no GPU pass of IREE checks them first."""
 
 from __future__ import annotations
 
@@ -74,6 +76,11 @@ def test_check_errors_where_iree_does_in_every_stack_space(capsys, tmp_path, spa
     if space == "default" and target == "rocm-gfx942":  # no stack on the GPU: one more error each
         errors = [d for d in errors if d["code"] != "stack-allocation-limit"]
     assert code == 1
+    if space == "private" and target == "rocm-gfx942":
+        # IREE's GPU pipeline hoists the loop's and ^bb1's allocas before lowering (no GPU pass
+        # of IREE checks them first): warnings there; the unbounded one stays an error.
+        assert [(d["location"]["line"], d["code"]) for d in errors] == [(17, "stack-unbounded")]
+        return
     assert [d["location"]["line"] for d in errors] == [6, 17, 29]
     assert [d["code"] for d in errors] == ["stack-in-loop", "stack-unbounded",
                                            "stack-not-in-entry"]

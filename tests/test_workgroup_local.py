@@ -23,12 +23,6 @@ needs_peer = pytest.mark.skipif(PEER is None, reason="IREE's lit test is read fr
                                 "checkout MEMPLAN_IREE_SRC names")
 PIPELINE = ("builtin.module(hal.executable(hal.executable.variant(builtin.module("
             "func.func(iree-llvmcpu-assign-workgroup-local-memory)))))")
-# IREE refusals that are about IREE's own bookkeeping (the dispatch_config op, a function
-# signature), not about the memory: memplan does not model them and says nothing there.
-NOT_MODELLED = {
-    "already has a workgroup local memory requirement",
-    "workgroup local memory allocations require an iree_codegen.dispatch_config op",
-}
 
 
 def _splits() -> list[tuple[int, str]]:
@@ -60,20 +54,15 @@ def test_check_errors_where_iree_refuses(capsys):
     report = json.loads(capsys.readouterr().out)
     ours = sorted(d["location"]["line"] for d in report["diagnostics"]
                   if d["code"] == "workgroup-local")
-    expected, skipped = [], []
-    for first, text in _splits():
-        for n, line in enumerate(text.splitlines()):
-            match = re.search(r"expected-error @\+1 \{\{(.*)\}\}", line)
-            if match:
-                (skipped if match.group(1) in NOT_MODELLED else expected).append(first + n + 1)
-    # IREE (run for real) refuses exactly where its file says.
-    assert sorted(set(error_lines(ran.stderr))) == sorted(expected + skipped)
-    # The signature split's error is on the function: memplan finds no allocation there.
-    signature = next(first + n + 1 for first, text in _splits()
-                     for n, line in enumerate(text.splitlines())
-                     if "only supported for memref.alloc results" in line and "func.func" in
-                     text.splitlines()[n + 1])
-    assert code == 1 and ours == sorted(set(expected) - {signature}) == [197, 226, 309, 335]
+    expected = [first + n + 1 for first, text in _splits()
+                for n, line in enumerate(text.splitlines())
+                if re.search(r"expected-error @\+1 \{\{(.*)\}\}", line)]
+    # IREE (run for real) refuses exactly where its file says, and memplan does too: the
+    # dispatch_config stating a size already, the helper without one, the argument.
+    assert sorted(set(error_lines(ran.stderr))) == sorted(expected)
+    assert code == 1 and ours == expected == [197, 226, 257, 282, 309, 335, 362]
+    totals = [(d["function"], d["bytes"]) for d in report["workgroup_local"]]
+    assert totals[:5] == [("dispatch", n) for n in (1024, 80, 0, 32, 4096)]
 
 
 @needs_peer
@@ -94,3 +83,53 @@ def test_a_dispatch_over_what_the_hal_can_declare(capsys, tmp_path):
     code = main(["check", str(path), "--target", "x86_64"])
     err = capsys.readouterr().err
     assert code == 1 and f"needs {count * 4} bytes of workgroup-local memory" in err
+
+
+_EXECUTABLE = """
+#target = #hal.executable.target<"llvm-cpu", "embedded-elf-x86_64">
+hal.executable private @e {{
+  hal.executable.variant public @v target(#target) {{
+    builtin.module {{
+{body}
+    }}
+  }}
+}}
+"""
+_ONE = "memref<8xf32, #iree_codegen.workgroup_local>"
+_CONFIG = """      iree_codegen.dispatch_config @main{size} {{
+        %c1 = arith.constant 1 : index
+        iree_codegen.yield %c1, %c1, %c1 : index, index, index
+      }}"""
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (f"      func.func @main() {{\n        %0 = memref.alloc() : {_ONE}\n        return\n"
+     f"      }}\n{_CONFIG.format(size=' workgroup_local_memory = 64')}",
+     "the dispatch_config of @main already states 64 bytes of workgroup-local memory"),
+    (f"      func.func private @main() {{\n        %0 = memref.alloc() : {_ONE}\n        return\n"
+     "      }",
+     "in @main, which has no iree_codegen.dispatch_config"),
+    (f"      func.func @main(%arg0: {_ONE}) {{\n        return\n      }}\n"
+     f"{_CONFIG.format(size='')}",
+     "@main takes workgroup-local memory as argument #0"),
+    (f"      func.func @main() {{\n        %0 = memref.alloc() : {_ONE}\n        return\n"
+     f"      }}\n{_CONFIG.format(size='')}", None),
+])
+def test_dispatch_rules_of_iree_executables(capsys, tmp_path, body, message):
+    path = tmp_path / "exe.mlir"
+    path.write_text(_EXECUTABLE.format(body=body))
+    code = main(["check", str(path), "--target", "x86_64"])
+    out, err = capsys.readouterr()
+    errors = [line for line in err.splitlines() if ": error: " in line]
+    if message is None:
+        assert code == 0 and not errors
+        assert "workgroup-local memory @main: 32 bytes as IREE lays it out" in out
+    else:
+        assert code == 1 and len(errors) == 1 and message in errors[0], err
+
+
+def test_outside_an_executable_no_dispatch_config_is_needed(capsys, tmp_path):
+    path = tmp_path / "bare.mlir"
+    path.write_text(f"func.func @main() {{\n  %0 = memref.alloc() : {_ONE}\n  return\n}}\n")
+    assert main(["check", str(path), "--target", "x86_64"]) == 0
+    assert "workgroup-local memory @main: 32 bytes" in capsys.readouterr().out

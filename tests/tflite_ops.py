@@ -257,3 +257,78 @@ def two_adds() -> bytes:
              options_type=schema.BuiltinOptions.AddOptions)
     g.inputs, g.outputs = [x], [z]
     return g.finish()
+
+
+# --- models for the rewrites of issue 34 (tests/test_tflm_rewrites.py, benchmarks) ---
+
+BINARY_OPTIONS = {
+    "ADD": (schema.AddOptionsT, schema.BuiltinOptions.AddOptions),
+    "SUB": (schema.SubOptionsT, schema.BuiltinOptions.SubOptions),
+    "MUL": (schema.MulOptionsT, schema.BuiltinOptions.MulOptions),
+}
+BINARY = ("ADD", "SUB", "MUL")
+# Quantization TFLM's int8 kernels require of an output (LOGISTIC: 1/256 at -128, TANH 1/128).
+INT8_OUT = {"LOGISTIC": (1 / 256, -128), "TANH": (1 / 128, 0)}
+
+
+def _grow(g: Graph, x: int, width: int, times: int, dtype: str, quant: dict) -> int:
+    """The input repeated `times` times (CONCATENATION): a large tensor of its values."""
+    t = g.tensor(f"t{len(g.tensors)}", [1, width * times], dtype, **quant)
+    options = schema.ConcatenationOptionsT()
+    options.axis = 1
+    g.op("CONCATENATION", [x] * times, [t], options=options,
+         options_type=schema.BuiltinOptions.ConcatenationOptions)
+    return t
+
+
+def kernel_model(kind: str, dtype: str, *, constant_first: bool = False) -> bytes:
+    """A small input repeated into a large tensor, then `kind` on it (for a binary kind, on two
+    such tensors, or a constant and one): the kind's step holds the bound, so an output
+    written over its input lowers it."""
+    g = Graph()
+    quant = {"scale": 0.05, "zero_point": 3} if dtype == "int8" else {}
+    width, times = 128, 8  # CONCATENATION takes at most 10 inputs
+    x = g.tensor("x", [1, width], dtype, **quant)
+    t = _grow(g, x, width, times, dtype, quant)
+    out_quant = dict(quant)
+    if dtype == "int8" and kind in INT8_OUT:
+        out_quant = dict(zip(("scale", "zero_point"), INT8_OUT[kind], strict=True))
+    elif dtype == "int8" and kind == "QUANTIZE":
+        out_quant = {"scale": 0.03, "zero_point": -5}
+    y = g.tensor("y", [1, width * times], dtype, **out_quant)
+    if kind in BINARY:
+        if constant_first:
+            other = g.weights("c", [1, width * times], dtype, **quant)
+            inputs = [other, t]
+        else:
+            inputs = [t, _grow(g, x, width, times, dtype, quant)]
+        make, code = BINARY_OPTIONS[kind]
+        g.op(kind, inputs, [y], options=make(), options_type=code)
+    else:
+        g.op(kind, [t], [y])
+    g.inputs, g.outputs = [x], [y]
+    return g.finish()
+
+
+def branches_model() -> bytes:
+    """Two branches from one input, the large one first in the operator list: running the
+    other first leaves only its small result live while the large one runs."""
+    g = Graph()
+    x = g.tensor("x", [1, 64])
+
+    def dense(src: int, n_in: int, n_out: int) -> int:
+        w = g.weights(f"w{len(g.tensors)}", [n_out, n_in])
+        y = g.tensor(f"d{len(g.tensors)}", [1, n_out])
+        g.op("FULLY_CONNECTED", [src, w, -1], [y], options=schema.FullyConnectedOptionsT(),
+             options_type=schema.BuiltinOptions.FullyConnectedOptions)
+        return y
+
+    a = dense(x, 64, 256)
+    b1 = dense(x, 64, 256)
+    b = dense(b1, 256, 16)
+    c = dense(a, 256, 16)
+    y = g.tensor("y", [1, 16])
+    g.op("ADD", [b, c], [y], options=schema.AddOptionsT(),
+         options_type=schema.BuiltinOptions.AddOptions)
+    g.inputs, g.outputs = [x], [y]
+    return g.finish()

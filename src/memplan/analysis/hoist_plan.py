@@ -71,6 +71,23 @@ def anchor_of(region_op: ir.Operation) -> ir.Operation:
                 if op.operation.name not in MEMREF_ALLOCATION_OPS)
 
 
+# `scf.forall` mappings that hand its iterations to GPU threads or workgroups.
+_GPU_MAPPINGS = ("#gpu.thread<", "#gpu.warp<", "#gpu.warpgroup<", "#gpu.lane<", "#gpu.block<",
+                 "#iree_codegen.workgroup_mapping<", "#iree_gpu.lane_id<")
+
+
+def _mapped_to_gpu(loop: ir.Operation) -> bool:
+    """An `scf.forall` whose iterations GPU threads (or workgroups) share out: each thread
+    runs its share in turn with private memory of its own, so one private buffer per thread
+    serves every iteration it runs. IREE's GPU pipeline distributes such loops to per-thread
+    `scf.for`s and then hoists their private allocas to the entry (mobilenet_v2's sm_80
+    dispatches, docs/runtimes/iree.md)."""
+    if loop.name != "scf.forall" or "mapping" not in loop.attributes:
+        return False
+    mapping = ir.ArrayAttr(loop.attributes["mapping"])
+    return len(mapping) > 0 and all(str(m).startswith(_GPU_MAPPINGS) for m in mapping)
+
+
 class HoistDecision:
     """What hoist-and-bound does with one allocation op, decided before the IR changes
     (`transforms/hoist.py` carries it out)."""
@@ -84,7 +101,9 @@ class HoistDecision:
         # Workgroup memory is sized at launch: like the stack frame, it needs a static size.
         self.per_launch = not self.is_stack and reserved_per_launch(memory_space_name(self.type))
         loops = enclosing_loops(op)
-        parallel = [i for i, loop in enumerate(loops) if loop.name in PARALLEL_LOOP_OPS]
+        private = self.is_stack and memory_space_name(self.type) == "private"
+        parallel = [i for i, loop in enumerate(loops) if loop.name in PARALLEL_LOOP_OPS
+                    and not (private and _mapped_to_gpu(loop))]
         # Only the sequential loops inside the innermost parallel loop may be left.
         self.loops = loops[parallel[-1] + 1:] if parallel else loops
         self.anchor = anchor if not parallel else anchor_of(loops[parallel[-1]])

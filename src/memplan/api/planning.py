@@ -43,18 +43,26 @@ class PlanResult:
     def lower_bound(self) -> int:
         return self.model.lower_bound
 
+    @property
+    def floor(self) -> int | None:
+        """No operator order is below it (None: the front end lists no operators)."""
+        return self.model.floor
+
 
 def plan(path: str | Path, *, runtime: str | None = None, target: Target | str | None = None,
          dims: Mapping[str, int] | None = None, time_limit: float | None = 10.0,
          write: bool = False, check_run: bool = False, seed: int = 0,
+         rewrite: str | None = None, max_recompute: float = 0.2,
          **runtime_options: Any) -> PlanResult:
     """Plan the model at `path` for its runtime (by suffix, or `runtime`: see
     `memplan.plan.names()`). `write`: make the model in the runtime's form
     (`PlanResult.written`; nothing is written to disk here); `check_run`: run the original
     and the planned model on the runtime in a child process and compare (implies
-    `write`). `runtime_options` are the runtime's own (`kernels="cmsis-nn"`, `core=...` for
-    TFLM). A missing runtime package raises `memplan.MissingExtra`; bad input,
-    `memplan.errors.InputError`; a failed run, `memplan.plan.driver.RunFailure`."""
+    `write`). `rewrite`: as `memplan plan --rewrite` ("reorder,inplace", "all"; what each
+    did is `PlanResult.model.rewrites`). `runtime_options` are the runtime's own
+    (`kernels="cmsis-nn"`, `core=...` for TFLM). A missing runtime package raises
+    `memplan.MissingExtra`; bad input, `memplan.errors.InputError`; a failed run,
+    `memplan.plan.driver.RunFailure`."""
     from ..errors import InputError
     from ..plan import entry_for, options_of
     from ..plan.contract import ReadOptions
@@ -68,8 +76,14 @@ def plan(path: str | Path, *, runtime: str | None = None, target: Target | str |
     if unknown:
         raise InputError(path, f"unknown option(s) {', '.join(unknown)} for the {entry.name} "
                          f"runtime (it takes: {', '.join(sorted(declared)) or 'none'})")
+    rewrites = None
+    if rewrite is not None:
+        from ..plan.rewrites import parse
+
+        rewrites = parse(rewrite, entry.name, max_recompute)
     options = ReadOptions(None if target is None else target_of(target), dict(dims or {}),
-                          write or check_run, time_limit, dict(runtime_options))
+                          write or check_run, time_limit, dict(runtime_options),
+                          rewrites=rewrites)
     fe, model = plan_model(path, runtime=entry.name, options=options)
     check = run_both(fe, model, seed) if check_run else None
     arenas = tuple(PlannedArena(a.name, a.lower_bound, a.size, a.runtime, a.proof, a)

@@ -23,7 +23,11 @@ from ..diagnostic import Diagnostic
 from ..mlir_requests import resolve_devices
 from .budgets import is_stack
 from .context import CheckContext
-from .workgroup import workgroup_diagnostics, workgroup_local_diagnostics
+from .workgroup import (
+    workgroup_diagnostics,
+    workgroup_local_diagnostics,
+    workgroup_local_dispatch_diagnostics,
+)
 
 
 def check_workgroup(ctx: CheckContext) -> list[Diagnostic]:
@@ -31,7 +35,8 @@ def check_workgroup(ctx: CheckContext) -> list[Diagnostic]:
 
 
 def check_workgroup_local(ctx: CheckContext) -> list[Diagnostic]:
-    return workgroup_local_diagnostics(ctx.census)
+    return workgroup_local_diagnostics(ctx.census) + \
+        workgroup_local_dispatch_diagnostics(ctx.chunks, ctx.census)
 
 
 def check_stack_addressable(ctx: CheckContext) -> list[Diagnostic]:

@@ -29,7 +29,9 @@ from iree.compiler import ir
 
 from ..analysis.census import Allocation
 from ..diagnostic import Diagnostic, Note
-from ..ir.types import WORKGROUP_LOCAL_SPACE
+from ..ir import MlirChunk, source_loc
+from ..ir.types import WORKGROUP_LOCAL_SPACE, memory_space_name
+from ..ir.walk import functions, parent_op, symbol_name, walk
 from ..targets import Target
 from ..targets.applied import FunctionTargets
 from .budgets import Budget, is_workgroup, kernel_budgets
@@ -214,3 +216,83 @@ def workgroup_local_diagnostics(census: Sequence[Allocation]) -> list[Diagnostic
                 f"over the {HAL_LOCAL_LIMIT} bytes (65535 pages) the HAL can declare",
                 code="workgroup-local"))
     return diags
+
+
+def workgroup_local_dispatch_diagnostics(chunks: Sequence[MlirChunk],
+                                         census: Sequence[Allocation]) -> list[Diagnostic]:
+    """IREE's rules on the dispatch around workgroup-local memory, in its executable form
+    (a `hal.executable.variant`, where iree-llvmcpu-assign-workgroup-local-memory runs): the
+    dispatch's size goes into its `iree_codegen.dispatch_config`, so a function allocating
+    it needs one that states no size yet; and a function argument cannot be such memory
+    (only `memref.alloc` results are laid out)."""
+    diags = []
+    for chunk in chunks:
+        configs = {ir.FlatSymbolRefAttr(op.attributes["function_ref"]).value: op
+                   for op in walk(chunk.module.operation)
+                   if op.name == _DISPATCH_CONFIG and "function_ref" in op.attributes}
+        for func in functions(chunk.module):
+            name = symbol_name(func)
+            kind = ir.TypeAttr(func.attributes["function_type"]).value \
+                if "function_type" in func.attributes else None
+            if not isinstance(kind, ir.FunctionType):
+                continue  # an llvm.func: no memref arguments
+            for i, type_ in enumerate(ir.FunctionType(kind).inputs):
+                if memory_space_name(type_) == WORKGROUP_LOCAL_SPACE:
+                    diags.append(Diagnostic(
+                        "error", source_loc(func, chunk.path), f"@{name} takes workgroup-local "
+                        f"memory as argument #{i} ({type_}): IREE places workgroup-local memory "
+                        "only for memref.alloc results", code="workgroup-local"))
+        allocs: dict[str, list[Allocation]] = {}
+        for a in census:
+            if a.chunk == chunk.index and is_workgroup_local(a) and a.op_name == "memref.alloc":
+                allocs.setdefault(a.function, []).append(a)
+        for name, found in allocs.items():
+            func = next((f for f in functions(chunk.module) if symbol_name(f) == name), None)
+            if func is None or not _in_executable(func):
+                continue
+            config = configs.get(name)
+            if config is None:
+                diags += [Diagnostic(
+                    "error", a.location, f"workgroup-local allocation {_type(a)} in @{name}, "
+                    f"which has no iree_codegen.dispatch_config: IREE records a dispatch's "
+                    "workgroup-local size there, so it cannot lay this one out",
+                    code="workgroup-local") for a in found]
+            elif "workgroup_local_memory" in config.attributes:
+                stated = ir.IntegerAttr(config.attributes["workgroup_local_memory"]).value
+                diags.append(Diagnostic(
+                    "error", source_loc(config, chunk.path), f"the dispatch_config of @{name} "
+                    f"already states {stated} bytes of workgroup-local memory: IREE sets it "
+                    f"from @{name}'s allocations and refuses a dispatch that has one",
+                    [Note(found[0].location, "a workgroup-local allocation of @" + name)],
+                    code="workgroup-local"))
+    return diags
+
+
+_DISPATCH_CONFIG = "iree_codegen.dispatch_config"
+
+
+def _in_executable(func: ir.Operation) -> bool:
+    parent = parent_op(func)
+    while parent is not None:
+        if parent.name == "hal.executable.variant":
+            return True
+        parent = parent_op(parent)
+    return False
+
+
+def format_workgroup_local(layouts: Sequence[LocalLayout]) -> str:
+    """One line per dispatch: the size IREE's assign-workgroup-local-memory gives it (what it
+    writes as the dispatch_config's `workgroup_local_memory`)."""
+    return "\n".join(
+        f"workgroup-local memory @{layout.function}"
+        + (f" (// ----- chunk {layout.chunk + 1})" if layout.chunk else "")
+        + f": {layout.size} bytes as IREE lays it out "
+        f"({len(layout.placed)} allocation(s), each at the next offset aligned for it, none "
+        f"sharing; the HAL declares {layout.pages} page(s) of {HAL_LOCAL_PAGE})"
+        for layout in layouts)
+
+
+def workgroup_local_json(layout: LocalLayout) -> dict[str, object]:
+    return {"function": layout.function, "chunk": layout.chunk, "bytes": layout.size,
+            "pages": layout.pages, "allocations": len(layout.placed),
+            "offsets": [offset for _, offset, _ in layout.placed]}

@@ -87,6 +87,11 @@ def check_chunks(args: argparse.Namespace, chunks: list,
     """The report of checking `chunks` (text or JSON, for stdout), its diagnostics as MLIR's
     tools print them (for stderr; in the JSON with --json), and its number of errors."""
     from ..api import check
+    from ..check.workgroup import (
+        format_workgroup_local,
+        workgroup_local_json,
+        workgroup_local_layouts,
+    )
     from ..report.access_report import access_json, format_access
     from ..report.census_report import (
         check_json,
@@ -106,11 +111,13 @@ def check_chunks(args: argparse.Namespace, chunks: list,
                    overrides=overrides_of(args))
     census, diags, accesses, copies = result.census, result.diagnostics, result.accesses, \
         result.copies
+    local = workgroup_local_layouts(census)
     if args.json:
         data = check_json(args.file, target.name, census, result.frames, diags)
         if snapshot:
             data["snapshot"] = snapshot
         data["workgroup"] = [kernel_json(k) for k in result.kernels]
+        data["workgroup_local"] = [workgroup_local_json(layout) for layout in local]
         data["access"] = access_json(accesses)
         data["copies"] = copy_json(copies)
         return dumps_indented(data), "", result.errors
@@ -125,6 +132,8 @@ def check_chunks(args: argparse.Namespace, chunks: list,
                      + format_copy_table(copies, iree=False).rstrip())
     if result.kernels:
         parts.append(format_kernel_budgets(result.kernels))
+    if local:
+        parts.append(format_workgroup_local(local))
     parts.append(f"{result.errors} error(s), {result.warnings} warning(s) for target "
                  f"'{target.name}'")
     return "\n\n".join(parts), format_diagnostics(diags, args.file), result.errors

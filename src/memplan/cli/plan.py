@@ -68,6 +68,14 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    "per tensor offset (the runtime reads its offsets from the model it loads, "
                    "not from the header)")
     p.add_argument("--summary", action="store_true", help="omit the per-tensor table")
+    p.add_argument("--rewrite", metavar="NAMES", help="rewrite the model below its "
+                   "schedule's bound before planning, each kept only when the bound drops: "
+                   "comma-separated reorder (operator order), inplace (elementwise outputs "
+                   "over dying inputs), patches (patch-by-patch first stage), or all; a "
+                   "written model is kept only once a run shows the same outputs (.tflite)")
+    p.add_argument("--max-recompute", type=float, default=0.2, metavar="R",
+                   help="--rewrite patches: at most this share more multiply-accumulates "
+                   "(default 0.2)")
     p.set_defaults(run=run)
 
 
@@ -109,10 +117,15 @@ def run(args: argparse.Namespace) -> int:
     from ..report.pack_progress import wanted
     from ..report.step_progress import StepProgress, step
 
+    rewrites = None
+    if args.rewrite is not None:
+        from ..plan.rewrites import parse
+
+        rewrites = parse(args.rewrite, entry.name, args.max_recompute)
     options = ReadOptions(target, parse_values("--dim", args.dim, "NAME=INTEGER")
                           if args.dim else {}, bool(args.output or args.check_run
                                                     or (args.c_header and verifies_writes(fe))),
-                          args.time_limit or None, extra, step=step)
+                          args.time_limit or None, extra, step=step, rewrites=rewrites)
     cannot_run = unrunnable(fe, options)
     if args.check_run and cannot_run:
         raise InputError(args.file, f"--check-run: {cannot_run}")

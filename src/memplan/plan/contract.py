@@ -23,6 +23,19 @@ from typing import Any, ClassVar, Protocol
 
 from ..buffers import Arena, Key
 from ..targets import Target
+from .rewrites import RewriteOptions
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One operator of the model's graph, as far as memory goes: every buffer it touches
+    is live while it runs, whatever the order of the others (`plan/floor.py`)."""
+
+    name: str  # for people: "CONV_2D #0"
+    uses: tuple[Key, ...]  # its inputs, outputs and scratch buffers (planned ones)
+    # The rewrites (`plan/rewrites.py` names) that could lower this operator's working
+    # set: "patches" for a convolution at high resolution, "inplace" for an elementwise one.
+    lowered_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -35,6 +48,9 @@ class ModelView:
     notes: tuple[str, ...] = ()
     details: Mapping[Key, Mapping[str, Any]] = field(default_factory=dict)  # dtype, shape, op
     source: Any = field(default=None, compare=False, repr=False)  # the front end's own
+    # The graph, when the front end knows it: what the floor of any order is computed
+    # from. Empty: no floor is reported.
+    operators: tuple[Operator, ...] = ()
 
 
 Step = Callable[[str], None]
@@ -67,6 +83,7 @@ class ReadOptions:
     time_limit: float | None = 10.0  # seconds for the exact solver, per arena
     extra: Mapping[str, Any] = field(default_factory=dict)  # the runtime's own `Option`s
     step: Step = field(default=no_step, compare=False, repr=False)
+    rewrites: RewriteOptions | None = None  # --rewrite: what to try before planning
 
 
 

@@ -35,6 +35,8 @@ from ..place.model import Placement
 from ..targets import Target
 from . import entry_for, load
 from .contract import FrontEnd, ModelView, ReadOptions, RunCheck, Step, no_step
+from .floor import Floor, floor_note, floors
+from .rewrites import NotBuilt, RewriteKind, Rewritten, implementation
 
 
 class PlanCheckError(Exception):
@@ -89,6 +91,16 @@ class ModelPlan:
     written: bytes | None = None  # the model in the runtime's form, read back and checked
     split: PoolSplit | None = None
     notes: tuple[str, ...] = ()
+    floors: tuple[Floor, ...] = ()  # per arena planned as one space, when the graph is known
+    rewrites: tuple[Rewritten, ...] = ()  # --rewrite: each asked for, kept or not
+    original_lower_bound: int | None = None  # with --rewrite: the input's, as given
+
+    @property
+    def floor(self) -> int | None:
+        """The floor of every arena together (None: not known for every arena)."""
+        if not self.floors or len(self.floors) != len(self.arenas):
+            return None
+        return sum(f.bytes for f in self.floors)
 
     @property
     def total(self) -> int:
@@ -116,6 +128,10 @@ def plan_model(path: str, *, runtime: str | None = None,
     fe = load(entry_for(path, runtime), path)
     view = fe.read(path, options)
     target = options.target
+    rewrites: tuple[Rewritten, ...] = ()
+    original_bound = None
+    if options.rewrites is not None and options.rewrites.kinds:
+        view, rewrites, original_bound = apply_rewrites(fe, view, options)
     collected: list[ArenaPlan] = []
 
     def planner(arena: Arena) -> list[ArenaPlan]:
@@ -137,9 +153,60 @@ def plan_model(path: str, *, runtime: str | None = None,
     if not fe.splits:
         split = pool_split(view, target, sum(a.size for a in arenas))
     notes = view.notes + tuple(n for a in arenas if (n := peak_note(a, view)))
+    found = model_floors(view, arenas)
+    bounds = {a.name: a.lower_bound for a in arenas}
+    reordered = any(r.kind is RewriteKind.REORDER for r in rewrites)
+    notes += tuple(n for f in found
+                   if (n := floor_note(f, bounds[f.arena], reordered=reordered)))
     if hasattr(fe, "notes"):  # notes that depend on the plan (optional)
         notes += fe.notes(view, {a.name: a.size for a in arenas}, target)
-    return fe, ModelPlan(view, fe.name, fe.runtime, arenas, target, written, split, notes)
+    return fe, ModelPlan(view, fe.name, fe.runtime, arenas, target, written, split, notes,
+                         found, rewrites, original_bound)
+
+
+def view_bound(fe: FrontEnd, view: ModelView, target: Target | None) -> int:
+    """The lower bound of every arena of the view (placed as the plan will be; the
+    heuristics only, since only the bound is wanted)."""
+    return sum(p.lower_bound for arena in view.arenas
+               for p in plan_arena(arena, target=target, splits=fe.splits, time_limit=None))
+
+
+def apply_rewrites(fe: FrontEnd, view: ModelView, options: ReadOptions
+                   ) -> tuple[ModelView, tuple[Rewritten, ...], int]:
+    """Each rewrite asked for, in turn, on what the ones before left; one is kept only when
+    the lower bound drops. The view planned, what each did, and the input's bound."""
+    asked = options.rewrites
+    original = bound = view_bound(fe, view, options.target)
+    done = []
+    for kind in asked.kinds:
+        options.step(f"rewriting: {kind.value}")
+        try:
+            found = implementation(kind, fe.name)(fe, view, asked)
+        except NotBuilt as err:
+            if not asked.everything:
+                raise InputError(view.path, f"--rewrite {kind.value}: {err}") from None
+            done.append(Rewritten(kind, False, bound, None, reason=str(err)))
+            continue
+        if isinstance(found, str):
+            done.append(Rewritten(kind, False, bound, None, reason=found))
+            continue
+        after = view_bound(fe, found.view, options.target)
+        kept = after < bound
+        done.append(Rewritten(kind, kept, bound, after, found.what,
+                              None if kept else f"the lower bound does not drop ({after:,} B)",
+                              found.macs_before, found.macs_after))
+        if kept:
+            view, bound = found.view, after
+    return view, tuple(done), original
+
+
+def model_floors(view: ModelView, arenas: Sequence[ArenaPlan]) -> tuple[Floor, ...]:
+    """The floor of each arena planned as one space (an arena split over pools has none:
+    its floor would depend on the split)."""
+    names = [a.name for a in arenas]
+    over = {a.name: a.lower_bound - a.packing.lower_bound for a in arenas
+            if names.count(a.name) == 1}
+    return floors(view, over)
 
 
 # An arena's bound is "set by a few tensors" when one tensor live at the peak holds at

@@ -32,15 +32,31 @@ def format_plan_text(plan: ModelPlan, *, check: RunCheck | None = None,
         parts += [_tensor_table(plan), ""]
     theirs = runtime_planner(plan)
     refused = next((a.runtime_error for a in plan.view.arenas if a.runtime_error), None)
-    rows = [[a.name, len(a.buffers), a.lower_bound, a.size,
+    # The floor of any order, where the front end lists its operators.
+    floors = {f.arena: f.bytes for f in plan.floors}
+    floor = ["floor"] if floors else []
+    rows = [[a.name, len(a.buffers), *([floors.get(a.name, "-")] if floors else []),
+             a.lower_bound, a.size,
              a.runtime if a.runtime is not None else ("refused" if refused else "-"),
              a.proof.value, "-" if a.capacity is None else a.capacity] for a in plan.arenas]
-    parts.append(format_table(["arena", "tensors", "lower bound", "memplan",
+    parts.append(format_table(["arena", "tensors", *floor, "lower bound", "memplan",
                                theirs or "runtime", "status", "capacity"], rows))
     parts.append("")
     summary: list[tuple[str, object]] = [("model", plan.view.path),
                                          ("runtime", plan.runtime)]
-    summary.append(("memplan total", f"{plan.total:,} B (lower bound {plan.lower_bound:,} B)"))
+    summary.append(("memplan total", f"{plan.total:,} B (lower bound {plan.lower_bound:,} B"
+                    + (f", floor of any order {plan.floor:,} B" if plan.floor is not None
+                       else "") + ")"))
+    if plan.original_lower_bound is not None:
+        summary.append(("lower bound as given", f"{plan.original_lower_bound:,} B "
+                        "(before --rewrite)"))
+    for r in plan.rewrites:
+        if r.kept:
+            summary.append((f"rewrite {r.kind.value}", f"kept: bound {r.bound_before:,} -> "
+                            f"{r.bound_after:,} B; " + "; ".join(r.what[:3])
+                            + (f"; and {len(r.what) - 3} more" if len(r.what) > 3 else "")))
+        else:
+            summary.append((f"rewrite {r.kind.value}", f"not kept: {r.reason}"))
     if plan.runtime_total is not None and theirs:
         ratio = plan.runtime_total / plan.total if plan.total else 1.0
         summary.append((f"{theirs} total", f"{plan.runtime_total:,} B ({ratio:.3f}x memplan's)"))
@@ -144,11 +160,18 @@ def plan_json(plan: ModelPlan, *, check: RunCheck | None = None,
             {"name": a.name, "lower_bound": a.lower_bound, "memplan": a.size,
              "runtime": a.runtime, "status": a.proof.value, "chosen": a.chosen,
              "capacity": a.capacity, "reserved": a.reserved, "tensors": len(a.buffers),
-             "seconds": round(a.seconds, 6),
+             "seconds": round(a.seconds, 6), "floor": _floor_json(plan, a.name),
              **({"assignment": a.assignment} if a.assignment else {})}
             for a in plan.arenas],
         "total": {"lower_bound": plan.lower_bound, "memplan": plan.total,
-                  "runtime": plan.runtime_total},
+                  "runtime": plan.runtime_total, "floor": plan.floor},
+        "original_lower_bound": plan.original_lower_bound,
+        "rewrites": [
+            {"rewrite": r.kind.value, "kept": r.kept, "lower_bound_before": r.bound_before,
+             "lower_bound_after": r.bound_after, "what": list(r.what), "reason": r.reason,
+             "macs_before": r.macs_before, "macs_after": r.macs_after,
+             "mac_overhead": r.mac_overhead}
+            for r in plan.rewrites],
         "tensors": [
             {"key": b.key, "name": b.name, "arena": a.name, "size": b.size, "start": b.start,
              "end": b.end, "offset": a.offsets[b.key], "shares_with": b.shares_with,
@@ -188,6 +211,15 @@ def plan_json(plan: ModelPlan, *, check: RunCheck | None = None,
             "error": check_error,
         }
     return out
+
+
+def _floor_json(plan: ModelPlan, arena: str) -> dict[str, Any] | None:
+    floor = next((f for f in plan.floors if f.arena == arena), None)
+    if floor is None or floor.operator is None:
+        return None
+    return {"bytes": floor.bytes, "operator": floor.operator.name,
+            "lowered_by": list(floor.operator.lowered_by),
+            "held": [{"name": n, "bytes": b} for n, b in floor.held]}
 
 
 def _short(name: str, width: int = 40) -> str:

@@ -25,7 +25,12 @@ T = TypeVar("T")
 
 _PRESET_PACKAGE = "memplan.targets.presets"
 _SPACE_KEYS = {"stack", "workgroup", "pools", "heap"}
-_TOP_LEVEL_KEYS = {"name", "description", "devices", "tvm_target"} | _SPACE_KEYS
+_TOP_LEVEL_KEYS = {"name", "description", "devices", "tvm_target", "c_compiler"} | _SPACE_KEYS
+# memplan runs `c_compiler` on TVM's C output, so a target file could name any program or
+# option (gcc's -B or -fplugin load code): only a compiler driver found on PATH, with
+# optimisation and machine options, is run.
+_C_COMPILER = re.compile(r"[A-Za-z0-9_.+-]*(gcc|clang|cc)(-[0-9.]+)?")
+_C_FLAG = re.compile(r"-(O[0-3sgz]?|m[A-Za-z0-9_.=+-]+|march=[A-Za-z0-9_.+-]+)")
 
 
 def list_presets() -> list[str]:
@@ -121,9 +126,24 @@ def parse_target(text: str, path: str) -> Target:
         heap=reader.section(data, "heap", _heap),
         source=path,
         tvm_target=reader.string(data, "tvm_target", "") if "tvm_target" in data else None,
+        c_compiler=_c_compiler(reader, data),
     )
     _check_consistency(reader, target)
     return _default_reach(target)
+
+
+def _c_compiler(r: _Reader, data: dict[str, Any]) -> tuple[str, ...]:
+    if "c_compiler" not in data:
+        return ()
+    argv = r.strings(data, "c_compiler", "", required=True)
+    if not argv or not _C_COMPILER.fullmatch(argv[0]):
+        raise r.fail("", "c_compiler", "must start with a C compiler's name on PATH "
+                     "(e.g. arm-none-eabi-gcc; no path)")
+    for flag in argv[1:]:
+        if not _C_FLAG.fullmatch(flag):
+            raise r.fail("", "c_compiler", f"'{flag}' refused: only -O and machine "
+                         "options (-m..., -march=...) are passed to the compiler")
+    return tuple(argv)
 
 
 def _default_reach(target: Target) -> Target:

@@ -60,6 +60,9 @@ class Target:
     # What TVM builds for on this target (`tvm.target.Target(tvm_target)`), e.g.
     # "c -mcpu=cortex-m4"; None where memplan knows no TVM target for it.
     tvm_target: str | None = None
+    # The C compiler and flags that build TVM's C output for this target (argv, run with
+    # -fstack-usage to read each function's frame); () where TVM emits machine code itself.
+    c_compiler: tuple[str, ...] = ()
 
     @property
     def default_device(self) -> str:

@@ -107,7 +107,7 @@ class ExecutorchFrontEnd:
             notes.append(f"{algo.calls - 1} control-flow submodule(s) planned first; their "
                          "bytes are reserved at the bottom of the arenas shown")
         planned = ModelView(view.path, self.name, arenas, tuple(notes), details,
-                            _Source(source.exported, source.pools, algo))
+                            _Source(source.exported, source.pools, algo), algo.operators)
         return planned, lowered.program
 
     def write(self, view: ModelView, offsets: Offsets) -> bytes | None:

@@ -54,6 +54,7 @@ with libyaml_for_safe_loads():  # the first import of ExecuTorch: its edge-op ta
 from ...buffers import Arena, BufferRequest, RuntimePlan
 from ...errors import BudgetError
 from ...pack import PlanStatus
+from ...plan.contract import Operator
 
 DEFAULT_ARENA = 1  # arena 0 holds constants; ExecuTorch plans activations into 1
 
@@ -156,6 +157,7 @@ class MemplanAlgorithm:
         self.spills: list[Spill] = []
         self.views: list[tuple[int, Arena]] = []  # (call, what it asked the planner)
         self.specs: dict[int, TensorSpec] = {}
+        self.operators: tuple[Operator, ...] = ()  # the last call's (the top graph's)
         self.calls = 0
         # The suite names algorithms by __name__ when it compares them.
         self.__name__ = "memplan"
@@ -173,6 +175,7 @@ class MemplanAlgorithm:
         roots = [s for s in specs if s.storage_base is None]
         names = _op_names(graph_module)
         requests = {spec: self._request(i, spec, names) for i, spec in enumerate(roots)}
+        self.operators = _operators(graph_module, {id(s): r.key for s, r in requests.items()})
         runtime, refused = self._runtime_plan(alignment, specs, graph_module,
                                               graph_signature, extra_padding, requests)
 
@@ -349,6 +352,31 @@ def _op_names(graph_module: Any) -> dict[int, str]:
                 name = getattr(target, "__name__", None) or str(target)
                 names[id(spec)] = name.removeprefix("aten.").removesuffix(".out")
     return names
+
+
+def _operators(graph_module: Any, key_of: dict[int, int]) -> tuple[Operator, ...]:
+    """Each operator of the graph with the planned buffers it reads and writes (a tensor
+    inside another's storage stands for its base): the floor of any order."""
+    from executorch.exir import memory as exir_memory
+    from executorch.exir.memory_planning import get_node_tensor_specs
+
+    def root(spec: Any) -> Any:
+        while getattr(spec, "storage_base", None) is not None:
+            spec = spec.storage_base
+        return spec
+
+    found = []
+    graph = getattr(graph_module, "graph", None)
+    for node in graph.nodes if graph is not None else ():
+        if node.op != "call_function" or node.target is exir_memory.alloc:
+            continue
+        keys = [key_of.get(id(root(spec))) for n in (node, *node.all_input_nodes)
+                for spec in get_node_tensor_specs(n)]
+        uses = tuple(dict.fromkeys(k for k in keys if k is not None))
+        if uses:
+            target = getattr(node.target, "__name__", None) or str(node.target)
+            found.append(Operator(f"{target.removeprefix('aten.')} {node.name}", uses))
+    return tuple(found)
 
 
 def _resolve_storage_bases(specs: list[TensorSpec], arena_of: dict[TensorSpec, int],

@@ -83,7 +83,7 @@ def _spec(op: ir.Operation, function: str, name: str) -> TensorSpec:
     dims = [int_constant(v) for v in list(op.operands)[3:]]
     if match is None or None in dims:
         raise InputError(name, f"@{function}: an input of runtime shape or element type "
-                         "(memplan makes random inputs of static shape only)")
+                         "(memplan makes random inputs of static shape only: give the sizes with --dim)")
     return TensorSpec(tuple(dims), match.group(1))  # type: ignore[arg-type]
 
 

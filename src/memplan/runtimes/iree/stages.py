@@ -51,6 +51,9 @@ class Target:
     flags: tuple[str, ...] = ("--iree-llvmcpu-target-cpu=generic",)
     runs_here: bool = True  # iree-base-runtime on this machine's CPU can run the .vmfb
     device: str = "llvm-cpu, a generic CPU of this machine's architecture"  # for messages
+    # Why IREE compiles for another chip than the preset names (one that runs there); said
+    # in the plan's notes.
+    stand_in: str | None = None
 
     def compile_flags(self) -> list[str]:
         return [f"--iree-hal-target-backends={self.backend}", *self.flags]

@@ -8,9 +8,12 @@ from typing import ClassVar
 
 from ...buffers import Arena, BufferRequest
 from ...errors import InputError
-from ...plan.contract import ModelView, Offsets, ReadOptions
+from ...plan.contract import ModelView, Offsets, Operator, ReadOptions
 
 ARENA = "arena"
+# Operators over a feature map's spatial windows: a patch-by-patch run would shrink their
+# working set (issue 34; no rewrite is built for ONNX: the floor's note names it only).
+SPATIAL = frozenset({"Conv", "ConvTranspose", "MaxPool", "AveragePool", "Pad"})
 
 
 class OnnxFrontEnd:
@@ -37,8 +40,10 @@ class OnnxFrontEnd:
                  "alignment)", *model.notes)
         details = {t.key: {"dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes}
                    for t in model.tensors}
+        operators = tuple(Operator(label, uses, ("patches",) if kind in SPATIAL else ())
+                          for label, kind, uses in model.ops)
         return ModelView(path, self.name, (Arena(ARENA, buffers, onnx_model.ALIGNMENT),),
-                         notes, details, model)
+                         notes, details, model, operators)
 
     def write(self, view: ModelView, offsets: Offsets) -> None:
         return None

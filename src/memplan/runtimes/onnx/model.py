@@ -51,6 +51,9 @@ class OnnxModel:
     tensors: tuple[OnnxTensor, ...]
     nodes: int
     notes: tuple[str, ...]
+    # Per node: its label and the keys of the planned tensors it reads and writes (the
+    # graph the floor of any order is computed from).
+    ops: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
 
 
 def load_onnx(path: str | Path, dims: dict[str, int] | None = None) -> OnnxModel:
@@ -151,7 +154,10 @@ def _arena(model, path: str, dims: dict[str, int]) -> OnnxModel:
         tensors.append(OnnxTensor(keys[name], name, helper.tensor_dtype_to_string(dtype)
                                   .replace("TensorProto.", "") if dtype else "?",
                                   shape, nbytes, start, last[name] + 1, shares))
-    return OnnxModel(path, tuple(tensors), len(nodes), tuple(notes))
+    ops = tuple((f"{node.op_type} {node.name or step}", node.op_type,
+                 tuple(dict.fromkeys(keys[n] for n in (*node.input, *node.output) if n in keys)))
+                for step, node in enumerate(nodes, start=1))
+    return OnnxModel(path, tuple(tensors), len(nodes), tuple(notes), ops)
 
 
 def _type_and_shape(value, name: str, path: str, dims: dict[str, int]

@@ -9,6 +9,7 @@ in the reverse of the order buffers were added, each at the lowest offset where 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -19,6 +20,7 @@ from ...plan.contract import (
     Measured,
     ModelView,
     Offsets,
+    Operator,
     Progress,
     ReadOptions,
     RunCheck,
@@ -35,6 +37,19 @@ if TYPE_CHECKING:
     from ...plan.driver import ModelPlan
 
 ARENA = "arena"
+
+
+@dataclass(frozen=True)
+class Source:
+    """What the TFLM front end keeps of a model it read: the bytes planned (rewritten or
+    not), as parsed, and the input file's bytes (the baseline a run compares with)."""
+
+    data: bytes
+    model: tfl.TfliteModel
+    input: bytes
+    kernels: KernelSet
+    core: str | None
+
 # TFLM aligns its arena's start to 16 bytes (MicroAllocator's buffer alignment).
 TFLM_ARENA_ALIGNMENT = 16
 
@@ -95,34 +110,41 @@ class TfliteFrontEnd:
             # area, at the offsets of Vela's own plan: another plan would break it.
             raise InputError(path, "compiled by Vela (an ethos-u operator): its command "
                              "stream relies on Vela's own arena plan; plan the model before Vela")
+        return self.view(path, Source(data, model, data, kernels, core))
+
+    def view(self, path: str, source: Source) -> ModelView:
+        """The view of a model read (or rewritten: `source.input` is the file's bytes)."""
+        model, kernels = source.model, source.kernels
         buffers = requests(model)
         own_view = requests(model, in_place=False)
         notes = ["TFLM plans variables and kernel scratch buffers itself, around this plan; "
                  "its persistent data sits at the arena's other end"]
         if kernels is KernelSet.CMSIS_NN:
             notes.append(f"{len(model.scratch)} scratch buffer(s) of TFLM's CMSIS-NN kernels "
-                         f"built for {core} have room reserved in the plan; TFLM's Python "
-                         "interpreter runs the reference kernels, so no run here measures a "
-                         "CMSIS-NN build: the written model is checked, not run")
+                         f"built for {source.core} have room reserved in the plan; TFLM's "
+                         "Python interpreter runs the reference kernels, so no run here "
+                         "measures a CMSIS-NN build: the written model is checked, not run")
         elif model.scratch:
             notes.append(f"{len(model.scratch)} scratch buffer(s) of TFLM's reference kernels "
                          "have room reserved in the plan (--kernels cmsis-nn: CMSIS-NN's)")
-        if model.shares:
-            notes.append(f"{len(model.shares)} RESHAPE output(s) share their input's bytes "
+        reshapes = sum(1 for k in model.shares if _made_by(model, k) == "RESHAPE")
+        if reshapes:
+            notes.append(f"{reshapes} RESHAPE output(s) share their input's bytes "
                          "(TFLM's reshape copies nothing when the two addresses are equal)")
         if model.offline_plan is not None:
             notes.append("the input already had an OfflineMemoryAllocation plan; it is replaced")
         details = {t.key: {"dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes}
                    for t in model.planned()}
         arena = Arena(ARENA, tuple(buffers), tfl.ALIGNMENT, greedy_plan(own_view, tfl.ALIGNMENT))
-        return ModelView(path, self.name, (arena,), tuple(notes), details, (data, model))
+        return ModelView(path, self.name, (arena,), tuple(notes), details, source,
+                         operators(model))
 
     def notes(self, view: ModelView, sizes: dict[str, int], target: Target | None
               ) -> tuple[str, ...]:
         return tuple(_tflm_layouts(target, sizes.get(ARENA, 0)))
 
     def write(self, view: ModelView, offsets: Offsets) -> bytes:
-        data, model = view.source
+        data, model = view.source.data, view.source.model
         plan = [tfl.ONLINE] * len(model.tensors)
         for key, off in offsets[ARENA].items():
             if key < len(plan):  # the rest are scratch buffers: TFLM places them itself
@@ -139,9 +161,9 @@ class TfliteFrontEnd:
         raise NotImplementedError
 
     def original(self, view: ModelView) -> bytes:
-        # The baseline is TFLM's own planner, not a plan the input may carry (which may
-        # be broken: all offsets 0, say).
-        return tfl.without_offline_plan(view.source[0], view.path)
+        # The baseline is TFLM's own planner on the input as given (before any rewrite),
+        # not a plan the input may carry (which may be broken: all offsets 0, say).
+        return tfl.without_offline_plan(view.source.input, view.path)
 
     def run(self, original: bytes, written: bytes, seed: int, progress: Progress) -> RunCheck:
         """Both models under TFLM on the same random inputs: the smallest arena each
@@ -189,6 +211,32 @@ def requests(model: tfl.TfliteModel, *, in_place: bool = True) -> list[BufferReq
     return buffers
 
 
+# Operators whose working set a patch-by-patch run of the stage shrinks (spatial windows
+# over a feature map): what `--rewrite patches` rewrites (issue 34, item 4).
+SPATIAL = frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D",
+                     "PAD", "PADV2", "TRANSPOSE_CONV"})
+
+
+def operators(model: tfl.TfliteModel) -> tuple[Operator, ...]:
+    """Every operator TFLM runs, with the planned tensors and scratch buffers it touches."""
+    from .inplace import lowered_in_place
+
+    scratch: dict[tuple[int, int], list[int]] = {}
+    for i, (op, _) in enumerate(model.scratch):
+        scratch.setdefault((op.subgraph, op.index), []).append(len(model.tensors) + i)
+    planned = {t.key for t in model.planned()}
+    found = []
+    for op in model.ops:
+        where = f" of subgraph {op.subgraph}" if op.subgraph else ""
+        lowered = (("patches",) if op.name in SPATIAL else ()) + (
+            ("inplace",) if lowered_in_place(model, op) else ())
+        found.append(Operator(
+            f"{op.name} #{op.index}{where}",
+            tuple(k for k in dict.fromkeys(op.inputs + op.outputs) if k in planned)
+            + tuple(scratch.get((op.subgraph, op.index), ())), lowered))
+    return tuple(found)
+
+
 def greedy_plan(buffers: list[BufferRequest], alignment: int) -> RuntimePlan:
     """TFLM's GreedyMemoryPlanner on these buffers (in the order TFLM adds them)."""
     groups = share_groups(buffers)
@@ -224,6 +272,10 @@ def _tflm_layouts(target: Target | None, head: int) -> list[str]:
 
 
 FRONT_END = TfliteFrontEnd()
+
+
+def _made_by(model: tfl.TfliteModel, key: int) -> str | None:
+    return next((op.name for op in model.ops if key in op.outputs), None)
 
 
 def _kernels(path: str, options: ReadOptions) -> tuple[KernelSet, str | None]:

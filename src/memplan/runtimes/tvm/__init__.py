@@ -8,5 +8,8 @@ imports without apache-tvm installed; a command that needs it says so in one lin
 - `stack_policy.py`: TVM 0.27's per-buffer rule and memplan's per-frame budget.
 - `tir_pipeline.py`: a TIR pipeline for `tvm.compile` applying memplan's decisions.
 - `asm_frame.py`: the stack frame of a function read from built assembly.
+- `c_frame.py`: the frames of TVM's C, as the target's C compiler builds it.
+- `built_frames.py`: each PrimFunc's frame in a built module (assembly or C).
+- `frame_check.py`, `tir_report.py`: `memplan check KERNELS.py` and its report.
 - `targets.py`: the TVM target a memplan target builds for.
 """

@@ -1,10 +1,15 @@
-"""`memplan check KERNELS.py`: each PrimFunc's frame under TVM 0.27 and under memplan.
+"""`memplan check KERNELS.py`: each PrimFunc's frame as TVM 0.27 builds it and as
+memplan's TIR pipeline builds it, read from the machine code (`built_frames`).
 
-A function whose buffers TVM 0.27 keeps on the stack exceed the target's frame
-budget is an error naming the function (what TVM would build breaks the target);
-the note says what memplan's pipeline (`tir_pipeline`) keeps instead. A frame
-memplan cannot bring within budget either (buffers the input pins to the stack)
-is an error of its own.
+The module is built twice for the target: by TVM's own pipeline and by memplan's
+(`tir_pipeline.build_rounds`, the reserve for what is not a buffer found from the
+frames). A function whose frame in TVM's own build is over the target's `max_frame` is
+an error naming the function; the note gives the frame memplan's build has, what it
+keeps on the stack and how to build with it. A frame memplan's build cannot bring within
+`max_frame` (buffers the input pins to the stack, or registers and spills alone) is an
+error of its own. Where the frames cannot be read (a C target whose compiler is not
+installed), the buffers TVM keeps on the stack are compared with `max_frame` instead, and
+a warning says the frames were not measured.
 """
 
 from __future__ import annotations
@@ -14,20 +19,38 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...diagnostic import Diagnostic, Note
+from ...errors import InputError
 from ...ir import SourceLoc
 from ...targets import Target
 from .script import load_script
-from .stack_policy import FramePlan, FramePolicy, Home, plan_module
+from .stack_policy import FramePlan, Home
 from .targets import tvm_target_of
-from .tir import allocations, lower_to_builtin
+
+
+@dataclass(frozen=True)
+class FunctionFrames:
+    function: str
+    tvm: int | None  # bytes in TVM's own build; None: not constant, or unmeasured
+    memplan: int | None  # bytes in memplan's pipeline's build
 
 
 @dataclass(frozen=True)
 class TirCheck:
     path: str
     target: Target
-    plans: tuple[FramePlan, ...]
+    plans: tuple[FramePlan, ...]  # the decisions memplan's build applied
     diagnostics: tuple[Diagnostic, ...]
+    frames: tuple[FunctionFrames, ...] = ()
+    measured_by: str = ""  # where the frames come from
+    unmeasured: str | None = None  # why they could not be read, when they could not
+    reserve: int = 0  # bytes of each frame memplan's build kept for what is not a buffer
+
+    @property
+    def max_frame(self) -> int | None:
+        return self.target.stack.max_frame if self.target.stack else None
+
+    def frames_of(self, function: str) -> FunctionFrames | None:
+        return next((f for f in self.frames if f.function == function), None)
 
     @property
     def errors(self) -> int:
@@ -53,40 +76,117 @@ def function_lines(text: str) -> dict[str, int]:
 
 
 def check_tir(path: str, text: str, target: Target) -> TirCheck:
-    mod = load_script(path, text)
     import tvm
 
+    from .built_frames import read_frames
+    from .tir_pipeline import build_rounds
+
+    mod = load_script(path, text)
     if isinstance(mod, tvm.tirx.PrimFunc):
         mod = tvm.IRModule({"main": mod})
-    host = lower_to_builtin(mod, tvm_target_of(target))
-    plans = tuple(plan_module(allocations(host), FramePolicy.of(target)))
+    tvm_target = tvm.target.Target(tvm_target_of(target))
+    try:
+        theirs = tvm.tirx.build(mod, target=tvm_target)
+    except Exception as err:  # noqa: BLE001 - TVM raises many kinds; one line for any
+        raise InputError(path, f"TVM 0.27 cannot build this module for {target.name}: "
+                         f"{_first_line(err)}") from None
+    ours = build_rounds(mod, target)
+    plans = tuple(f.plan for f in ours.frames)
+    names = [p.function for p in plans]
+    read = read_frames(theirs, tvm_target, target, names)
+    frames = tuple(FunctionFrames(f.function, read.frames.get(f.function), f.frame)
+                   for f in ours.frames)
+    check = TirCheck(path, target, plans, (), frames, ours.measured_by,
+                     ours.unmeasured or read.unmeasured, ours.reserve)
     lines = function_lines(text)
-    diags = tuple(d for p in plans for d in frame_diagnostics(p, target, path, lines))
-    return TirCheck(path, target, plans, diags)
+    diags = [d for p in plans for d in frame_diagnostics(check, p, lines)]
+    if check.unmeasured and check.max_frame is not None:
+        diags.insert(0, Diagnostic(
+            "warning", None, f"frames not measured ({check.measured_by}: {check.unmeasured}): "
+            f"only the buffers on the stack are compared with {target.name}'s "
+            f"{check.max_frame}-byte max_frame, not the saved registers and spills",
+            code="tvm-frame-unmeasured"))
+    return TirCheck(path, target, plans, tuple(diags), frames, check.measured_by,
+                    check.unmeasured, check.reserve)
 
 
-def frame_diagnostics(plan: FramePlan, target: Target, path: str,
+def _first_line(err: BaseException) -> str:
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    # TVM puts the reason last, after its traceback.
+    return (lines[-1] if lines else type(err).__name__)[:200]
+
+
+def _pipeline_name(target: Target) -> str:
+    """How `tir_pipeline` / `build` name this target: the preset, or the file."""
+    return target.name if target.source.startswith("<preset") else target.source
+
+
+def frame_diagnostics(check: TirCheck, plan: FramePlan,
                       lines: dict[str, int]) -> list[Diagnostic]:
-    loc = SourceLoc(path, lines[plan.function], 1) if plan.function in lines else None
-    budget = plan.budget or 0
-    where = f"{target.name}'s {budget}-byte frame" if target.stack else \
-        f"{target.name}, which has no addressable stack"
+    target = check.target
+    loc = SourceLoc(check.path, lines[plan.function], 1) if plan.function in lines else None
+    frames = check.frames_of(plan.function) or FunctionFrames(plan.function, None, None)
+    max_frame = check.max_frame
+    on_stack = [d for d in plan.decisions if d.tvm is Home.STACK]
+    buffers = sum(d.allocation.size or 0 for d in on_stack)
+    kept = [d for d in plan.decisions if d.memplan is Home.STACK]
+    moved = [d.allocation.name for d in plan.decisions if d.memplan is Home.WORKSPACE
+             and d.tvm is Home.STACK]
+    if max_frame is None:  # no addressable stack: any buffer TVM keeps there is an error
+        if not on_stack:
+            return []
+        return [Diagnostic(
+            "error", loc, f"@{plan.function}: TVM 0.27 keeps {buffers} bytes of buffers on the "
+            f"stack ({len(on_stack)} buffer(s), each under its 1024-byte rule), and "
+            f"{target.name} has no addressable stack",
+            (Note(loc, "memplan's TIR pipeline sends every buffer to the workspace: "
+                  + _how_to_build(check)),), code="tvm-frame-over-budget")]
+    rule = f"{len(on_stack)} buffer(s), each under its 1024-byte rule"
+    if check.unmeasured:
+        tvm_frame = buffers
+        tvm_text = f"keeps {buffers} bytes of buffers on the stack ({rule})"
+    elif frames.tvm is None:
+        return [Diagnostic(
+            "warning", loc, f"@{plan.function}: TVM 0.27's build moves the stack pointer by "
+            f"an amount known only at run time: its frame has no bound",
+            code="tvm-frame-dynamic")]
+    else:
+        tvm_frame = frames.tvm
+        tvm_text = f"builds a {frames.tvm}-byte frame"
     out = []
-    if plan.tvm_over:
-        small = sum(1 for d in plan.decisions if d.tvm is Home.STACK)
-        moved = [d.allocation.name for d in plan.decisions
-                 if d.tvm is Home.STACK and d.memplan is Home.WORKSPACE]
+    memplan_over = frames.memplan is not None and frames.memplan > max_frame \
+        or plan.memplan_frame > max_frame
+    if tvm_frame > max_frame:
         notes = []
-        if not plan.memplan_over:
-            notes.append(Note(loc, f"memplan's TIR pipeline keeps {plan.memplan_frame} bytes on "
-                              f"the stack and sends {', '.join(moved)} to the workspace"))
+        if not memplan_over:
+            what = f"builds a {frames.memplan}-byte frame: it " if frames.memplan is not None \
+                else ""
+            keeps = ", ".join(f"{d.allocation.name} ({d.allocation.size} B)" for d in kept)
+            keeps = f"keeps {keeps} on the stack" if kept else "keeps no buffer on the stack"
+            sends = f" and sends {', '.join(moved)} to the workspace" if moved else ""
+            notes.append(Note(loc, f"memplan's TIR pipeline {what}{keeps}{sends}; "
+                              f"{_how_to_build(check)}"))
+        detail = "" if check.unmeasured else (
+            f": {buffers} bytes of it are the {len(on_stack)} buffer(s) it keeps on the stack "
+            "(each under its 1024-byte rule), the rest saved registers, spills and alignment")
         out.append(Diagnostic(
-            "error", loc, f"@{plan.function}: TVM 0.27 keeps {plan.tvm_frame} bytes of buffers "
-            f"on the stack ({small} buffer(s), each under its 1024-byte rule), over {where}",
-            tuple(notes), code="tvm-frame-over-budget"))
-    if plan.memplan_over:
+            "error", loc, f"@{plan.function}: TVM 0.27 {tvm_text}, over {target.name}'s "
+            f"{max_frame}-byte max_frame{detail}", tuple(notes), code="tvm-frame-over-budget"))
+    if memplan_over:
+        pinned = sum(d.allocation.size or 0 for d in plan.decisions
+                     if d.allocation.pinned or d.allocation.scalable)
+        built = f"a {frames.memplan}-byte frame" if frames.memplan is not None else \
+            f"{plan.memplan_frame} bytes of buffers on the stack"
         out.append(Diagnostic(
-            "error", loc, f"@{plan.function}: {plan.memplan_frame} bytes of buffers are pinned "
-            f"to the stack (disable_lower_builtin or scalable), over {where}",
-            code="tvm-frame-pinned-over-budget"))
+            "error", loc, f"@{plan.function}: memplan's TIR pipeline still builds {built}, over "
+            f"{target.name}'s {max_frame}-byte max_frame: it keeps {plan.memplan_frame} bytes "
+            f"of buffers on the stack, {pinned} of them pinned there by the input "
+            f"(disable_lower_builtin or scalable)", code="tvm-frame-pinned-over-budget"))
     return out
+
+
+def _how_to_build(check: TirCheck) -> str:
+    name = _pipeline_name(check.target)
+    reserve = f", reserve={check.reserve}" if check.reserve else ""
+    return (f'build with memplan.tvm.build(mod, "{name}"), or tvm.compile(mod, target, '
+            f'tir_pipeline=memplan.tvm.tir_pipeline("{name}"{reserve}))')

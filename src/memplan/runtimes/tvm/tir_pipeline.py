@@ -16,7 +16,8 @@ decisions (`stack_policy.plan_frame`) to each host function:
 - every other buffer is left to TVM's rule, which already agrees.
 
 `build` builds with it and proves the result: each function's frame read from the
-assembly is within the target's `max_frame`. The budget for buffers is the frame
+machine code (`built_frames`: the assembly on LLVM targets, the target's C compiler's
+stack usage on C targets) is within the target's `max_frame`. The budget for buffers is the frame
 less what the function needs besides them; that is only known once built, so
 `build` starts from none and, while a frame is over, reserves the excess and
 builds again (a few rounds at most: the reserve only grows).
@@ -29,7 +30,6 @@ from typing import Any
 
 from ...errors import BudgetError
 from ...targets import Target
-from .asm_frame import frame_of
 from .stack_policy import FramePlan, FramePolicy, Home, plan_frame
 from .targets import tvm_target_of
 from .tir import DISABLE_LOWER_BUILTIN, allocation_record, function_name, map_scopes
@@ -81,7 +81,9 @@ def apply_policy(func: Any, name: str, policy: FramePolicy) -> tuple[Any, FrameP
             return [stmt]
         if d.memplan is Home.STACK:
             annotations = dict(stmt.annotations or {})
-            annotations[DISABLE_LOWER_BUILTIN] = 1
+            # LowerTVMBuiltin reads this as `Downcast<Bool>`: a plain Python 1 becomes an
+            # FFI integer, which that downcast refuses (a TypeError inside TVM).
+            annotations[DISABLE_LOWER_BUILTIN] = _true()
             return [_alloc_buffer(stmt.buffer, annotations)]
         alloc, check, free = workspace_statements(stmt.buffer, dev, d.allocation.device_type)
         pending[-1].append(free)
@@ -92,6 +94,12 @@ def apply_policy(func: Any, name: str, policy: FramePolicy) -> tuple[Any, FrameP
 
     body = map_scopes(func.body, rewrite, close, lambda: pending.append([]))
     return func.with_body(body), plan
+
+
+def _true() -> Any:
+    from tvm import tirx
+
+    return tirx.IntImm("bool", 1)
 
 
 def _alloc_buffer(buffer: Any, annotations: dict[str, Any]) -> Any:
@@ -157,7 +165,7 @@ def pipeline_for(target: Target, reserve: int = 0) -> str:
 @dataclass(frozen=True)
 class BuiltFrame:
     function: str
-    frame: int | None  # bytes, read from the assembly; None: not a constant frame
+    frame: int | None  # bytes, read from the machine code; None: not constant, or unmeasured
     plan: FramePlan
 
 
@@ -167,24 +175,23 @@ class StackBuild:
     frames: tuple[BuiltFrame, ...]
     max_frame: int | None
     reserve: int  # bytes of each frame kept for what is not a buffer
-    asm: str
+    code: str  # the assembly (LLVM targets) or the C (C targets) the frames were read from
+    measured_by: str  # where the frames come from (the assembly, or the C compiler's command)
+    unmeasured: str | None = None  # why the frames could not be read, when they could not
 
     @property
     def within_budget(self) -> bool:
+        """Every frame read and within `max_frame` (False when a frame is unknown)."""
         return self.max_frame is None or all(
             f.frame is not None and f.frame <= self.max_frame for f in self.frames)
 
 
-def build(mod: Any, target: Target, *, reserve: int = 0, tvm_target: Any = None) -> StackBuild:
-    """Build `mod` for `target` through memplan's pipeline, and read every frame back.
-
-    `tvm_target` builds the code for another machine under `target`'s policy and
-    `reserve`, in one round (to run it here: `run.compare_with_tvm`).
-
-    Raises `BudgetError` when no reserve brings each frame within `max_frame` (the
-    buffers pinned to the stack, or the rest of the frame, are too big on their own).
-    """
+def build_rounds(mod: Any, target: Target, *, reserve: int = 0,
+                 tvm_target: Any = None) -> StackBuild:
+    """`build`'s rounds: the last build, within the budget or not."""
     import tvm
+
+    from .built_frames import read_frames
 
     rounds = MAX_ROUNDS if tvm_target is None else 1
     tvm_target = tvm.target.Target(tvm_target or tvm_target_of(target))
@@ -194,14 +201,35 @@ def build(mod: Any, target: Target, *, reserve: int = 0, tvm_target: Any = None)
         policy = FramePolicy.of(target, reserve)
         name = register_pipeline(policy, plans)
         lib = tvm.tirx.build(mod, target=tvm_target, pipeline=name)
-        asm = lib.inspect_source("asm")
-        frames = tuple(BuiltFrame(p.function, frame_of(asm, p.function), p) for p in plans)
-        result = StackBuild(lib, frames, max_frame, reserve, asm)
+        read = read_frames(lib, tvm_target, target, [p.function for p in plans])
+        frames = tuple(BuiltFrame(p.function, read.frames[p.function], p) for p in plans)
+        result = StackBuild(lib, frames, max_frame, reserve, read.code, read.measured_by,
+                            read.unmeasured)
         over = [f.frame - max_frame for f in frames
                 if max_frame is not None and f.frame is not None and f.frame > max_frame]
-        if not over or rounds == 1:
+        if not over or read.unmeasured:
             return result
         reserve += max(over)
-    worst = max(frames, key=lambda f: f.frame or 0)
+    return result
+
+
+def build(mod: Any, target: Target, *, reserve: int = 0, tvm_target: Any = None) -> StackBuild:
+    """Build `mod` for `target` through memplan's pipeline, and read every frame back from
+    the machine code (`built_frames`).
+
+    `tvm_target` builds the code for another machine under `target`'s policy and
+    `reserve`, in one round (to run it here: `run.compare_with_tvm`). Where the frames
+    cannot be read (a C target whose compiler is not installed) the build is returned
+    after one round, `unmeasured` saying why.
+
+    Raises `BudgetError` when no reserve brings each frame within `max_frame` (the
+    buffers pinned to the stack, or the rest of the frame, are too big on their own).
+    """
+    result = build_rounds(mod, target, reserve=reserve, tvm_target=tvm_target)
+    over = [f for f in result.frames if result.max_frame is not None and f.frame is not None
+            and f.frame > result.max_frame]
+    if not over or tvm_target is not None:
+        return result
+    worst = max(over, key=lambda f: f.frame or 0)
     raise BudgetError(f"@{worst.function}: frame of {worst.frame} bytes after {MAX_ROUNDS} "
-                      f"rounds, over {target.name}'s {max_frame}-byte max_frame")
+                      f"rounds, over {target.name}'s {result.max_frame}-byte max_frame")

@@ -1,5 +1,6 @@
 """Format `memplan check KERNELS.py` (TVM's records, so it lives with them): per
-PrimFunc, each allocation's home under TVM 0.27 and under memplan, and the frames."""
+PrimFunc, the frame of TVM 0.27's build and of memplan's, and each allocation's home
+under TVM 0.27 and under memplan's build."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ if TYPE_CHECKING:
 
 
 def format_tir_check(check: TirCheck) -> str:
-    parts = [_format_plan(p) for p in check.plans] or ["no PrimFunc"]
+    parts = [_format_source(check)]
+    parts += [_format_plan(p, check) for p in check.plans] or ["no PrimFunc"]
     if check.diagnostics:
         parts.append(format_diagnostics(check.diagnostics, check.path))
     errors = sum(1 for d in check.diagnostics if d.is_error)
@@ -21,7 +23,21 @@ def format_tir_check(check: TirCheck) -> str:
     return "\n\n".join(parts)
 
 
-def _format_plan(plan: FramePlan) -> str:
+def _format_source(check: TirCheck) -> str:
+    limit = f"max_frame {check.max_frame} B" if check.max_frame is not None else \
+        "no addressable stack"
+    how = f"not measured ({check.unmeasured})" if check.unmeasured else \
+        f"from {check.measured_by}"
+    reserve = f"; memplan's build reserved {check.reserve} B of each frame for what is not a " \
+        "buffer" if check.reserve else ""
+    return f"{check.target.name}: {limit}; frames {how}{reserve}"
+
+
+def _frame(n: int | None, measured: bool) -> str:
+    return f"{n} B" if n is not None else ("?" if measured else "not measured")
+
+
+def _format_plan(plan: FramePlan, check: TirCheck) -> str:
     rows = [("buffer", "dtype", "shape", "bytes", "scope", "TVM 0.27", "memplan")]
     for d in plan.decisions:
         a = d.allocation
@@ -31,20 +47,34 @@ def _format_plan(plan: FramePlan) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     table = "\n".join("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True))
                       .rstrip() for r in rows)
-    budget = "no addressable stack" if plan.budget is None else f"budget {plan.budget}"
-    head = (f"@{plan.function}: stack buffers TVM 0.27 {plan.tvm_frame} bytes, memplan "
-            f"{plan.memplan_frame} bytes ({budget}, each rounded up to "
-            f"{plan.policy.alignment})")
+    frames = check.frames_of(plan.function)
+    measured = not check.unmeasured
+    built = ""
+    if frames is not None:
+        built = (f"frame TVM 0.27 {_frame(frames.tvm, measured)}, memplan "
+                 f"{_frame(frames.memplan, measured)}; ")
+    head = (f"@{plan.function}: {built}stack buffers TVM 0.27 {plan.tvm_frame} B, memplan "
+            f"{plan.memplan_frame} B (each rounded up to {plan.policy.alignment})")
     return head + ("\n" + table if plan.decisions else "\n  no allocations")
 
 
 def tir_check_json(check: TirCheck) -> dict[str, Any]:
+    def built(function: str, which: str) -> int | None:
+        frames = check.frames_of(function)
+        return getattr(frames, which) if frames is not None else None
+
     return {
         "file": check.path,
         "target": check.target.name,
+        "max_frame": check.max_frame,
+        "frames_measured_by": check.measured_by,
+        "frames_unmeasured": check.unmeasured,
+        "reserve": check.reserve,
         "functions": [
-            {"function": p.function, "budget": p.budget, "tvm_frame": p.tvm_frame,
-             "memplan_frame": p.memplan_frame,
+            {"function": p.function, "budget": p.budget,
+             "tvm_built_frame": built(p.function, "tvm"),
+             "memplan_built_frame": built(p.function, "memplan"),
+             "tvm_frame": p.tvm_frame, "memplan_frame": p.memplan_frame,
              "allocations": [
                  {"name": d.allocation.name, "dtype": d.allocation.dtype,
                   "shape": list(d.allocation.shape) if d.allocation.shape is not None else None,

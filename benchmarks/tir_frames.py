@@ -1,0 +1,91 @@
+"""TIR frames as built: TVM 0.27's own build against memplan's TIR pipeline, per preset.
+
+On the generated corpus of tests/tir_corpus.py (buffers around 1024 B, many small ones,
+nested scopes, dynamic extents, several functions per module) and the seed's kernel
+(examples/tvm_kernels.py), each module is built for each preset that names a TVM target,
+once by `tvm.tirx.build` and once by `memplan.tvm.build`, and each function's frame is read
+from the machine code: the assembly on LLVM presets, `-fstack-usage` of the preset's
+`c_compiler` on C presets (not measured where that compiler is not on PATH).
+
+    python benchmarks/tir_frames.py [--seed 0] [--modules 16] [--presets cortex-m4,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import tvm
+
+from memplan.report.table import format_table
+from memplan.runtimes.tvm.built_frames import read_frames
+from memplan.runtimes.tvm.script import load_script
+from memplan.runtimes.tvm.targets import tvm_target_of
+from memplan.runtimes.tvm.tir_pipeline import build_rounds
+from memplan.targets import list_presets, load_target
+
+REPO = Path(__file__).resolve().parents[1]
+# The corpus generator lives beside the tests that use it, not in the package.
+sys.path.insert(0, str(REPO / "tests"))
+from tir_corpus import corpus  # noqa: E402
+
+
+def modules(seed: int, count: int) -> list[tuple[str, str]]:
+    out = [("tvm_kernels", (REPO / "examples" / "tvm_kernels.py").read_text())]
+    return out + [(m.name, m.text) for m in corpus(seed, count)]
+
+
+def measure(preset: str, mods: list[tuple[str, str]]) -> list[object]:
+    target = load_target(preset)
+    tvm_target = tvm.target.Target(tvm_target_of(target))
+    max_frame = target.stack.max_frame
+    theirs: list[int | None] = []
+    ours: list[int | None] = []
+    reserves, unmeasured, how = [], None, ""
+    start = time.perf_counter()
+    for name, text in mods:
+        mod = load_script(f"{name}.py", text)
+        built = build_rounds(mod, target)
+        names = [f.function for f in built.frames]
+        lib = tvm.tirx.build(mod, target=tvm_target)
+        read = read_frames(lib, tvm_target, target, names)
+        theirs += [read.frames[n] for n in names]
+        ours += [f.frame for f in built.frames]
+        reserves.append(built.reserve)
+        unmeasured = unmeasured or built.unmeasured or read.unmeasured
+        how = built.measured_by
+    seconds = time.perf_counter() - start
+    if unmeasured:
+        return [preset, max_frame, len(ours), "-", "-", "-", "-", "-",
+                f"not measured: {unmeasured}", round(seconds)]
+    # A frame that is not a constant (None) counts as over: nothing bounds it.
+    return [preset, max_frame, len(ours), max(f or 0 for f in theirs),
+            sum(f is None or f > max_frame for f in theirs), max(f or 0 for f in ours),
+            sum(f is None or f > max_frame for f in ours), max(reserves),
+            "assembly" if how.startswith("the assembly") else how.split()[0],
+            round(seconds)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--modules", type=int, default=16)
+    parser.add_argument("--presets", default="",
+                        help="comma-separated (default: every preset with a tvm_target)")
+    args = parser.parse_args()
+    presets = args.presets.split(",") if args.presets else \
+        [p for p in list_presets() if load_target(p).tvm_target]
+    mods = modules(args.seed, args.modules)
+    rows = [measure(p, mods) for p in presets]
+    print(f"{len(mods)} modules (examples/tvm_kernels.py and corpus seed {args.seed}), "
+          f"apache-tvm {tvm.__version__}")
+    print(format_table(["preset", "max_frame", "functions", "TVM max", "TVM over",
+                        "memplan max", "memplan over", "reserve", "frames from", "s"], rows,
+                       right_align=[False, True, True, True, True, True, True, True, False,
+                                    True]))
+
+
+if __name__ == "__main__":
+    main()

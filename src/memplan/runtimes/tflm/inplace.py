@@ -1,0 +1,81 @@
+"""In-place operators on TFLM: an output written over an input that dies at its operator.
+
+TFLM's reference kernels below compute their output element by element from the element
+at the same index of each input, over the flat size, when no input is broadcast
+(`reference_integer_ops::Add`/`Mul`/`Sub` through `ElementWise`, `ReluQuantized`/`Relu6`,
+`reference_integer_ops::Logistic`/`Tanh`, `Requantize` in QUANTIZE): element i of the
+output is written after element i of every input is read and never before, so the
+output may start at the input's address when both have the same bytes per element and
+the same shape. TFLM's own planner never does it (an input and an output of one
+operator are live at the same scope); an offline plan can, as it does for RESHAPE
+(`model.py`). Each kind was accepted only after a test ran it in place on TFLM's
+interpreter and compared the outputs byte for byte with TFLM's own plan
+(tests/test_tflm_rewrites.py); a kind no test runs in place is not in `KINDS`.
+
+Refused: a broadcast (an input shape differs from the output's), an element size that
+changes (DEQUANTIZE widens: element i of the output would overwrite input elements not yet
+read), an input that is read again later, a model input or output (the caller reads
+them before and after `Invoke`), a tensor read twice by the operator.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from . import model as tfl
+
+# Operator -> the input slots whose bytes the output may take.
+KINDS: dict[str, tuple[int, ...]] = {
+    "ADD": (0, 1),
+    "SUB": (0, 1),
+    "MUL": (0, 1),
+    "RELU": (0,),
+    "RELU6": (0,),
+    "LOGISTIC": (0,),
+    "TANH": (0,),
+    "QUANTIZE": (0,),
+}
+
+
+def candidate(model: tfl.TfliteModel, op: tfl.TfliteOp, shared: dict[int, int] | None = None
+              ) -> tuple[int, int] | None:
+    """The (output, input) keys of `op` that may share bytes, or None."""
+    shared = model.shares if shared is None else shared
+    slots = KINDS.get(op.name)
+    if slots is None or len(op.outputs) != 1:
+        return None
+    out = model.tensors[op.outputs[0]]
+    if out.role is not tfl.Role.PLANNED or out.key in shared or out.key in model.inputs:
+        return None
+    if op.subgraph:
+        return None  # a subgraph's own inputs and outputs are not in `model.inputs`
+    if any(model.tensors[k].shape != out.shape for k in op.slots if k >= 0):
+        return None  # a broadcast: the kernel indexes the inputs apart from the output
+    ends = set(model.inputs) | set(model.outputs)
+    for slot in slots:
+        if slot >= len(op.slots) or op.slots[slot] < 0:
+            continue
+        t = model.tensors[op.slots[slot]]
+        if (t.role is tfl.Role.PLANNED and t.shape == out.shape and t.nbytes == out.nbytes
+                and t.last == op.scope and t.key not in ends and op.slots.count(t.key) == 1
+                and t.key not in shared.values()):
+            return out.key, t.key
+    return None
+
+
+def lowered_in_place(model: tfl.TfliteModel, op: tfl.TfliteOp) -> bool:
+    return candidate(model, op) is not None
+
+
+def in_place(model: tfl.TfliteModel) -> tuple[tfl.TfliteModel, list[str]]:
+    """The model with every output that may be written over a dying input sharing its
+    bytes (`TfliteModel.shares`), and one line per operator so rewritten."""
+    shares = dict(model.shares)
+    done = []
+    for op in model.ops:
+        pair = candidate(model, op, shares)
+        if pair is not None:
+            shares[pair[0]] = pair[1]
+            src = model.tensors[pair[1]]
+            done.append(f"{op.name} #{op.index} writes over {src.name} ({src.size:,} B)")
+    return dataclasses.replace(model, shares=shares), done
