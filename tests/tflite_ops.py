@@ -301,12 +301,13 @@ class Int8Net:
         return w, b
 
     def conv(self, filters: int, kernel: int = 1, stride: int = 1, *, depthwise: bool = False,
-             padding: str = "SAME", activation: int = _RELU6) -> Int8Net:
+             padding: str = "SAME", activation: int = _RELU6, dilation: int = 1) -> Int8Net:
         _, h, w, c = self.shape
+        span = (kernel - 1) * dilation + 1
         if padding == "SAME":
             oh, ow = -(-h // stride), -(-w // stride)
         else:
-            oh, ow = (h - kernel) // stride + 1, (w - kernel) // stride + 1
+            oh, ow = (h - span) // stride + 1, (w - span) // stride + 1
         if depthwise:
             filters = c
             wt, bias = self._weights([1, kernel, kernel, c], c, kernel * kernel)
@@ -319,7 +320,7 @@ class Int8Net:
             name, kind = "CONV_2D", schema.BuiltinOptions.Conv2DOptions
         options.padding = getattr(schema.Padding, padding)
         options.strideH = options.strideW = stride
-        options.dilationHFactor = options.dilationWFactor = 1
+        options.dilationHFactor = options.dilationWFactor = dilation
         options.fusedActivationFunction = activation
         shape = [1, oh, ow, filters]
         y, _ = self._out(shape, name.lower())
@@ -377,13 +378,17 @@ class Int8Net:
         return self.g.finish()
 
 
-def cnn5(size: int = 64, seed: int = 0) -> bytes:
+def cnn5(size: int = 64, seed: int = 0, *, classify: bool = True) -> bytes:
     """Five convolutions on a size x size RGB image (two at full resolution), then a
-    global average and a classifier: the first layers hold most of the bytes."""
+    global average and a classifier (`classify`; else the last feature map is the
+    output): the first layers hold most of the bytes."""
     net = Int8Net.start(size, 3, seed)
     net.conv(16, 3).conv(16, 3, depthwise=True).conv(24, 3, 2).max_pool()
     net.conv(32, 3, 2)
-    return net.head(10)
+    if classify:
+        return net.head(10)
+    net.g.outputs = [net.x]
+    return net.g.finish()
 
 
 def _divisible(value: float, by: int = 8) -> int:

@@ -141,7 +141,9 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
             if new_stage_macs > (1 + max_recompute) * stage_macs:
                 over_budget += 1
                 break  # a finer grid recomputes more halo
-            bound = schedule_bound(tfl._pack(patched, 1 << 16), path)
+            # Read as a packed file would be, without packing it (a flatbuffer round trip
+            # through the object API costs more than the rest of the search).
+            bound = _bound(tfl.model_view(patched, path))
             key = (bound, new_stage_macs)
             if best is None or key < (best[0], best[4]):
                 best = (bound, stage[-1].index, stage, grid, new_stage_macs)
@@ -164,12 +166,29 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
         before, schedule_bound(data, path))
 
 
+def rewrite_at(model: bytes, split_after: int, grid: int, path: str = "model.tflite") -> bytes:
+    """The model with operators 0..`split_after` run as `grid` x `grid` patches, whatever
+    it costs; ValueError when that prefix is not a stage that can run patch by patch."""
+    original = tfl._unpack(model, path)
+    for stage in candidate_stages(original):
+        if stage[-1].index == split_after:
+            _, height, width, _ = original.subgraphs[0].tensors[stage[-1].output].shape
+            if not 1 <= grid <= min(MAX_GRID, height, width):
+                raise ValueError(f"a {grid} x {grid} grid on a {height} x {width} output")
+            return tfl._pack(_patch(original, stage, grid), len(model) + (1 << 16))
+    raise ValueError(f"operators 0..{split_after} are not a stage that runs patch by patch")
+
+
 def schedule_bound(data: bytes, path: str = "model.tflite") -> int:
     """The lower bound of the model's arena as memplan plans it: the most bytes TFLM's
     lifetimes keep live at once, in-place RESHAPEs sharing, scratch buffers included."""
+    return _bound(tfl.parse_tflite(data, path))
+
+
+def _bound(model: tfl.TfliteModel) -> int:
     from .front_end import requests
 
-    groups = share_groups(requests(tfl.parse_tflite(data, path)))
+    groups = share_groups(requests(model))
     problem = Problem(tuple(
         Buffer(str(g[0].key), *merged(g).lifetime, merged(g).packed_size, tfl.ALIGNMENT)
         for g in groups if merged(g).packed_size > 0))
