@@ -91,6 +91,25 @@ class StageOp:
     cols: Window
 
 
+class Objective(enum.Enum):
+    """What the search minimises."""
+
+    BOUND = "bound"  # the lower bound of the planned head alone
+    # The bound plus TFLM's persistent tail, measured by allocating the candidate on TFLM's
+    # interpreter: every patch adds operators and tensors, and TFLM keeps a record of each
+    # (and a convolution's per-channel multipliers) in the tail, so a fine grid can lower
+    # the head and still enlarge the arena.
+    ARENA = "arena"
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    bound: int
+    stage_macs: int  # of the patched stage
+    stage: list[StageOp]
+    grid: int
+
+
 @dataclass(frozen=True)
 class PatchRewrite:
     """The rewrite chosen, or why none was (`model` None, `reason` said)."""
@@ -106,6 +125,9 @@ class PatchRewrite:
     stage_macs_after: int = 0
     lower_bound_before: int = 0  # of the schedule, as memplan plans it
     lower_bound_after: int = 0
+    # TFLM's persistent tail, measured on its interpreter (Objective.ARENA; else None)
+    tail_before: int | None = None
+    tail_after: int | None = None
 
     @property
     def recompute(self) -> float:
@@ -115,55 +137,86 @@ class PatchRewrite:
 
 
 def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int = MAX_GRID,
+                    objective: Objective = Objective.ARENA,
                     path: str = "model.tflite") -> PatchRewrite:
-    """The model with its first stage run patch by patch, at the split point and grid whose
-    schedule has the lowest lower bound, within `max_recompute` more multiply-accumulates
-    in the stage; `model` None when no candidate lowers the bound (`reason` says why)."""
+    """The model with its first stage run patch by patch, at the split point and grid that
+    minimise `objective`, within `max_recompute` more multiply-accumulates in the stage;
+    `model` None when no candidate is below the original (`reason` says why)."""
     original = tfl._unpack(model, path)
     before = schedule_bound(model, path)
     macs = model_macs(original)
+    unchanged = {"macs_before": macs, "macs_after": macs, "lower_bound_before": before,
+                 "lower_bound_after": before}
     stages = candidate_stages(original)
     if not stages:
         return PatchRewrite(None, "no prefix of convolution, pooling and elementwise "
                             "operators reads one [1, H, W, C] input and hands one tensor on",
-                            macs_before=macs, macs_after=macs, lower_bound_before=before,
-                            lower_bound_after=before)
+                            **unchanged)
+    candidates = _candidates(original, stages, max_recompute, max_grid, path)
+    if not candidates:
+        return PatchRewrite(None, f"no split point and grid within {max_recompute:.0%} more "
+                            "multiply-accumulates in the stage", **unchanged)
+    tail = None
+    if objective is Objective.BOUND:
+        best, cost, original_cost = candidates[0], candidates[0].bound, before
+    else:
+        from .interpreter import allocation
+
+        tail = allocation(model).tail
+        best, cost, original_cost = None, None, before + tail
+        for c in candidates:  # by bound: a tail is never negative, so the rest cost more
+            if cost is not None and c.bound >= cost:
+                break
+            total = c.bound + allocation(_packed(_patch(original, c.stage, c.grid), model)).tail
+            if cost is None or total < cost:
+                best, cost = c, total
+    if cost >= original_cost:
+        what = "lower bound" if objective is Objective.BOUND else "lower bound plus TFLM's tail"
+        return PatchRewrite(None, f"the best candidate's {what} ({cost} B) is not below the "
+                            f"original's ({original_cost} B)", **unchanged, tail_before=tail,
+                            tail_after=tail)
+    patched = _patch(original, best.stage, best.grid)
+    data = _packed(patched, model)
+    stage_macs = _stage_macs(original, best.stage)
+    after_macs = model_macs(patched)
+    return PatchRewrite(
+        data, f"stage of {len(best.stage)} operators run as {best.grid} x {best.grid} patches",
+        _text(original.subgraphs[0].tensors[best.stage[-1].output].name), best.stage[-1].index,
+        (best.grid, best.grid), macs, after_macs, stage_macs, after_macs - macs + stage_macs,
+        before, schedule_bound(data, path), tail,
+        None if tail is None else allocation(data).tail)
+
+
+def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max_grid: int,
+                path: str) -> list[_Candidate]:
+    """Every split point and grid within the budget, lowest bound (then fewest
+    multiply-accumulates) first."""
     skeleton = _without_weights(original)
-    best: tuple[int, int, list[StageOp], int, int] | None = None  # bound, -, stage, grid, macs
-    over_budget = 0
+    macs = model_macs(original)
+    found = []
     for stage in stages:
-        stage_macs = sum(_op_macs(original, original.subgraphs[0].operators[s.index])
-                         for s in stage)
+        stage_macs = _stage_macs(original, stage)
         out = original.subgraphs[0].tensors[stage[-1].output]
         for grid in range(2, min(max_grid, out.shape[1], out.shape[2]) + 1):
             patched = _patch(skeleton, stage, grid)
             new_stage_macs = model_macs(patched) - macs + stage_macs
             if new_stage_macs > (1 + max_recompute) * stage_macs:
-                over_budget += 1
                 break  # a finer grid recomputes more halo
             # Read as a packed file would be, without packing it (a flatbuffer round trip
             # through the object API costs more than the rest of the search).
-            bound = _bound(tfl.model_view(patched, path))
-            key = (bound, new_stage_macs)
-            if best is None or key < (best[0], best[4]):
-                best = (bound, stage[-1].index, stage, grid, new_stage_macs)
-    if best is None or best[0] >= before:
-        why = (f"no split point and grid within {max_recompute:.0%} more multiply-accumulates "
-               "in the stage" if best is None else
-               f"the best candidate's lower bound ({best[0]} B) is not below the original's "
-               f"({before} B)")
-        return PatchRewrite(None, why, macs_before=macs, macs_after=macs,
-                            lower_bound_before=before, lower_bound_after=before)
-    _, _, stage, grid, _ = best
-    patched = _patch(original, stage, grid)
-    data = tfl._pack(patched, len(model) + (1 << 16))
-    stage_macs = sum(_op_macs(original, original.subgraphs[0].operators[s.index]) for s in stage)
-    after_macs = model_macs(patched)
-    return PatchRewrite(
-        data, f"stage of {len(stage)} operators run as {grid} x {grid} patches",
-        _text(original.subgraphs[0].tensors[stage[-1].output].name), stage[-1].index,
-        (grid, grid), macs, after_macs, stage_macs, after_macs - macs + stage_macs,
-        before, schedule_bound(data, path))
+            found.append(_Candidate(_bound(tfl.model_view(patched, path)), new_stage_macs,
+                                    stage, grid))
+    return sorted(found, key=lambda c: (c.bound, c.stage_macs, c.grid))
+
+
+def _stage_macs(model, stage: list[StageOp]) -> int:
+    return sum(_op_macs(model, model.subgraphs[0].operators[s.index]) for s in stage)
+
+
+def _packed(model, original: bytes) -> bytes:
+    """The model as a file, every constant buffer 16-aligned as the schema asks."""
+    model.buffers = [tfl._AlignedBuffer.of(b) for b in model.buffers]
+    return tfl._pack(model, len(original) + (1 << 16))
 
 
 def rewrite_at(model: bytes, split_after: int, grid: int, path: str = "model.tflite") -> bytes:
@@ -175,7 +228,7 @@ def rewrite_at(model: bytes, split_after: int, grid: int, path: str = "model.tfl
             _, height, width, _ = original.subgraphs[0].tensors[stage[-1].output].shape
             if not 1 <= grid <= min(MAX_GRID, height, width):
                 raise ValueError(f"a {grid} x {grid} grid on a {height} x {width} output")
-            return tfl._pack(_patch(original, stage, grid), len(model) + (1 << 16))
+            return _packed(_patch(original, stage, grid), model)
     raise ValueError(f"operators 0..{split_after} are not a stage that runs patch by patch")
 
 
