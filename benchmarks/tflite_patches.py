@@ -1,6 +1,7 @@
 """Patch-by-patch execution of the first stage (issue 34): TFLM's arena before and after.
 
-    python benchmarks/tflite_patches.py [--max-recompute R] [--only NAME ...] [FILE.tflite ...]
+    python benchmarks/tflite_patches.py [--max-recompute R] [--objective arena|bound]
+                                        [--only NAME ...] [FILE.tflite ...]
 
 The models are int8 CNNs with random weights written operator by operator here
 (tests/tflite_ops.py: a five-layer CNN, MobileNetV1 in the person-detection shape,
@@ -44,9 +45,10 @@ HEADERS = ("model", "split", "grid", "MACs", "MACs after", "stage +", "model +",
            "arena after", "x", "identical", "s")
 
 
-def row(name: str, data: bytes, max_recompute: float) -> tuple:
+def row(name: str, data: bytes, max_recompute: float, objective: patches.Objective) -> tuple:
     started = time.perf_counter()
-    result = patches.rewrite_patches(data, max_recompute=max_recompute, path=name)
+    result = patches.rewrite_patches(data, max_recompute=max_recompute, objective=objective,
+                                     path=name)
     if result.model is None:
         return (name, result.reason, "-", result.macs_before, "-", "-", "-",
                 result.lower_bound_before, "-", "-", "-", "-", "-", "-", "-", "-",
@@ -76,15 +78,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--max-recompute", type=float, default=0.2)
+    parser.add_argument("--objective", choices=[o.value for o in patches.Objective],
+                        default=patches.Objective.ARENA.value)
     parser.add_argument("--only", nargs="*", help="built models to measure (default all)")
     args = parser.parse_args()
     chosen = [(n, build) for n, build in MODELS.items() if not args.only or n in args.only]
     rows = []
     for name, build in chosen:
-        rows.append(row(name, build(), args.max_recompute))
+        rows.append(row(name, build(), args.max_recompute, patches.Objective(args.objective)))
         print(f"  {name}: done", file=sys.stderr)
     for path in args.files:
-        rows.append(row(path.stem, path.read_bytes(), args.max_recompute))
+        rows.append(row(path.stem, path.read_bytes(), args.max_recompute,
+                        patches.Objective(args.objective)))
         print(f"  {path.stem}: done", file=sys.stderr)
     print(format_table(HEADERS, rows))
 
