@@ -15,6 +15,7 @@ pytest.importorskip("tflite_micro")
 
 import tflite_ops  # noqa: E402
 
+from memplan.errors import InputError  # noqa: E402
 from memplan.runtimes.tflm import interpreter as tflm  # noqa: E402
 from memplan.runtimes.tflm import model as tfl  # noqa: E402
 from memplan.runtimes.tflm import patches  # noqa: E402
@@ -180,3 +181,18 @@ def test_no_stage_no_rewrite():
     assert result.model is None and "no prefix" in result.reason
     with pytest.raises(ValueError, match="not a stage"):
         patches.rewrite_at(model, 0, 2)
+
+
+def test_shapes_that_lie_are_not_walked():
+    """The receptive-field walk trusts the operators' shapes: a convolution whose output
+    shape is not the one its padding and stride give ends the stage before it."""
+    model, last = mixed_stage()
+    tree = tfl._unpack(model, "m.tflite")
+    sg = tree.subgraphs[0]
+    first = sg.operators[0]
+    sg.tensors[first.outputs[0]].shape = [1, 22, 23, 8]  # SAME, stride 2 on 45: 23
+    lying = tfl._pack(tree, 1 << 20)
+    assert patches.candidate_stages(tfl._unpack(lying, "m")) == []
+    assert patches.rewrite_patches(lying).model is None
+    with pytest.raises(InputError, match="not a TFLite flatbuffer"):
+        patches.rewrite_patches(model[:6])

@@ -54,6 +54,9 @@ class Kind(enum.Enum):
 
 WINDOWED = {"CONV_2D": Kind.CONV, "DEPTHWISE_CONV_2D": Kind.CONV,
             "MAX_POOL_2D": Kind.MAX_POOL, "AVERAGE_POOL_2D": Kind.AVERAGE_POOL}
+_OPTIONS = {Kind.CONV: (tfl.schema.Conv2DOptionsT, tfl.schema.DepthwiseConv2DOptionsT),
+            Kind.MAX_POOL: tfl.schema.Pool2DOptionsT,
+            Kind.AVERAGE_POOL: tfl.schema.Pool2DOptionsT} if tfl.schema is not None else {}
 ELEMENTWISE = frozenset({
     "RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "LEAKY_RELU", "LOGISTIC", "TANH",
     "HARD_SWISH", "QUANTIZE", "DEQUANTIZE", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
@@ -160,16 +163,27 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
     if objective is Objective.BOUND:
         best, cost, original_cost = candidates[0], candidates[0].bound, before
     else:
-        from .interpreter import allocation
+        from .interpreter import CannotRun, allocation
 
-        tail = allocation(model).tail
+        try:
+            tail = allocation(model).tail
+        except CannotRun as err:
+            return PatchRewrite(None, f"TFLM's interpreter cannot allocate the model: {err}",
+                                **unchanged)
         best, cost, original_cost = None, None, before + tail
         for c in candidates:  # by bound: a tail is never negative, so the rest cost more
             if cost is not None and c.bound >= cost:
                 break
-            total = c.bound + allocation(_packed(_patch(original, c.stage, c.grid), model)).tail
+            try:
+                total = c.bound + allocation(
+                    _packed(_patch(original, c.stage, c.grid), model)).tail
+            except CannotRun:
+                continue  # never chosen: a rewrite TFLM cannot run is no rewrite
             if cost is None or total < cost:
                 best, cost = c, total
+        if best is None:
+            return PatchRewrite(None, "TFLM's interpreter allocates no candidate", **unchanged,
+                                tail_before=tail, tail_after=tail)
     if cost >= original_cost:
         what = "lower bound" if objective is Objective.BOUND else "lower bound plus TFLM's tail"
         return PatchRewrite(None, f"the best candidate's {what} ({cost} B) is not below the "
@@ -222,6 +236,7 @@ def _packed(model, original: bytes) -> bytes:
 def rewrite_at(model: bytes, split_after: int, grid: int, path: str = "model.tflite") -> bytes:
     """The model with operators 0..`split_after` run as `grid` x `grid` patches, whatever
     it costs; ValueError when that prefix is not a stage that can run patch by patch."""
+    tfl.parse_tflite(model, path)  # indices and shapes checked, as rewrite_patches does
     original = tfl._unpack(model, path)
     for stage in candidate_stages(original):
         if stage[-1].index == split_after:
@@ -299,8 +314,13 @@ def _describe(n: int, name: str, op, tensors, constant: set[int]) -> StageOp | N
         if any(i not in constant for i in ins[1:]):
             return None
         o = op.builtinOptions
+        if not isinstance(o, _OPTIONS[kind]):
+            return None
         if kind is Kind.CONV:
-            kernel = tensors[ins[1]].shape[1:3]
+            filt = tensors[ins[1]].shape if len(ins) > 1 else None
+            if filt is None or len(filt) != 4:
+                return None
+            kernel = filt[1:3]
             dilation = (o.dilationHFactor, o.dilationWFactor)
         else:
             kernel = (o.filterHeight, o.filterWidth)
@@ -308,13 +328,20 @@ def _describe(n: int, name: str, op, tensors, constant: set[int]) -> StageOp | N
         shape = tensors[ins[0]].shape
         windows = []
         for axis in (0, 1):
-            k, s, d, size = int(kernel[axis]), (o.strideH, o.strideW)[axis], \
+            k, s, d, size = int(kernel[axis]), int((o.strideH, o.strideW)[axis]), \
                 int(dilation[axis]), int(shape[1 + axis])
+            if min(k, s, d) < 1:
+                return None
             span = (k - 1) * d + 1
             produced = int(out.shape[1 + axis])
             pad = 0
             if o.padding == tfl.schema.Padding.SAME:
                 pad = max((produced - 1) * s + span - size, 0)
+                expected = -(-size // s)
+            else:
+                expected = (size - span) // s + 1
+            if produced != expected:  # the walk trusts the shapes: they must be TFLite's
+                return None
             if kind is Kind.AVERAGE_POOL and pad:
                 return None
             windows.append(Window(k, s, d, pad // 2, size))
@@ -593,7 +620,9 @@ def _op_macs(model, op) -> int:
     if name not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED") or len(ins) < 2:
         return 0
     out = int(np.prod([int(d) for d in tensors[outs[0]].shape]))
-    filt = [int(d) for d in tensors[ins[1]].shape]
+    filt = [int(d) for d in tensors[ins[1]].shape if tensors[ins[1]].shape is not None]
+    if len(filt) != (2 if name == "FULLY_CONNECTED" else 4):
+        return 0
     if name == "CONV_2D":
         return out * filt[1] * filt[2] * filt[3]
     if name == "DEPTHWISE_CONV_2D":
