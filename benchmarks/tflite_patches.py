@@ -9,13 +9,16 @@ MobileNetV2 at several widths and resolutions; no TensorFlow needed), plus any .
 files given. For each: `rewrite_patches` chooses the split point and grid; then both models
 run under TFLM's interpreter (tflite-micro) on the same random input: the smallest arena
 each runs in (bisected, 16-byte steps), the head TFLM's recording allocator reports there,
-and whether the outputs are byte-identical.
+and whether the outputs are byte-identical. Then the rewritten model is planned by memplan
+(`memplan plan -o`, exact within 10 s, the `--check-run` proof): the smallest arena with
+memplan's offline plan on top of the patches.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,6 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import tflite_ops  # noqa: E402
 
+from memplan.plan.contract import ReadOptions  # noqa: E402
+from memplan.plan.driver import check_run, plan_model  # noqa: E402
 from memplan.report.table import format_table  # noqa: E402
 from memplan.runtimes.tflm import interpreter as tflm  # noqa: E402
 from memplan.runtimes.tflm import patches  # noqa: E402
@@ -42,7 +47,7 @@ MODELS = {
 
 HEADERS = ("model", "split", "grid", "MACs", "MACs after", "stage +", "model +",
            "bound", "bound after", "x", "head TFLM", "head after", "arena TFLM",
-           "arena after", "x", "identical", "s")
+           "arena after", "x", "identical", "arena planned", "x", "s")
 
 
 def row(name: str, data: bytes, max_recompute: float, objective: patches.Objective) -> tuple:
@@ -51,7 +56,7 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
                                      path=name)
     if result.model is None:
         return (name, result.reason, "-", result.macs_before, "-", "-", "-",
-                result.lower_bound_before, "-", "-", "-", "-", "-", "-", "-", "-",
+                result.lower_bound_before, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
                 f"{time.perf_counter() - started:.0f}")
     inputs = tflm.random_inputs(data, seed=0)
     arenas, heads, outs = [], [], []
@@ -65,13 +70,28 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
     same = a.ok and b.ok and len(a.outputs) == len(b.outputs) and all(
         x.tobytes() == y.tobytes() and x.shape == y.shape
         for x, y in zip(a.outputs, b.outputs, strict=True))
+    planned = memplan_arena(result.model)
     rows, cols = result.grid
     return (name, result.split_tensor, f"{rows}x{cols}", result.macs_before, result.macs_after,
             f"{result.recompute:.1%}", f"{result.macs_after / result.macs_before - 1:.1%}",
             result.lower_bound_before, result.lower_bound_after,
             f"{result.lower_bound_after / result.lower_bound_before:.2f}",
             heads[0], heads[1], arenas[0], arenas[1], f"{arenas[1] / arenas[0]:.2f}",
-            "yes" if same else "NO", f"{time.perf_counter() - started:.0f}")
+            "yes" if same else "NO", planned, f"{planned / arenas[0]:.2f}",
+            f"{time.perf_counter() - started:.0f}")
+
+
+def memplan_arena(data: bytes) -> int:
+    """The smallest arena of `data` with memplan's offline plan, as `memplan plan -o
+    --check-run` measures it (outputs checked identical to `data`'s own)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "patched.tflite"
+        path.write_bytes(data)
+        fe, plan = plan_model(str(path), options=ReadOptions(None, {}, True, 10.0))
+        check = check_run(fe, plan)
+    if not check.identical:
+        raise SystemExit("memplan's plan changed the patched model's outputs")
+    return check.planned.arena
 
 
 def main() -> None:
