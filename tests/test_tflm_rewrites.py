@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("tflite_micro")
 
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema  # noqa: E402
-from tflite_ops import Graph, branches_model, kernel_model  # noqa: E402
+from tflite_ops import Graph, branches_model, cnn5, kernel_model  # noqa: E402
 
 from memplan.errors import InputError  # noqa: E402
 from memplan.plan.contract import ReadOptions  # noqa: E402
@@ -123,18 +123,24 @@ def test_in_place_refuses_a_broadcast_and_a_model_input(tmp_path):
     assert not done.kept and not plan.view.source.model.shares
 
 
-def test_patches_not_built_is_refused_or_reported(tmp_path):
-    path = tmp_path / "chain.tflite"
-    path.write_bytes(kernel_model("RELU", "float32"))
-    try:
-        import memplan.runtimes.tflm.patches  # noqa: F401
-    except ModuleNotFoundError:
-        with pytest.raises(InputError, match="not built yet"):
-            _plan(path, (RewriteKind.PATCHES,))
-        _, plan = _plan(path, (RewriteKind.PATCHES, RewriteKind.INPLACE), everything=True)
-        assert plan.rewrites[0].reason == "not built yet for tflm"
-    else:
-        pytest.skip("patches is built: its own tests cover it")
+def test_patches_through_the_command_is_run_checked_and_reports_macs(tmp_path, capsys):
+    """`--rewrite patches` on a CNN whose first layers hold the bound: the patched model is
+    written only after TFLM ran it with outputs identical, and the JSON says what it cost."""
+    from memplan.cli import main
+    from memplan.report.json_schema import plan_json_problems
+
+    path, out = tmp_path / "cnn5.tflite", tmp_path / "out.tflite"
+    path.write_bytes(cnn5(48))
+    assert main(["plan", str(path), "--rewrite", "patches", "--max-recompute", "0.2",
+                 "-o", str(out), "--json", "--check-run", "--time-limit", "0"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert plan_json_problems(document) == []
+    (done,) = document["rewrites"]
+    assert done["rewrite"] == "patches" and done["kept"]
+    assert 0 < done["mac_overhead"] <= 0.2
+    assert document["arenas"][0]["lower_bound"] < document["original_lower_bound"]
+    assert document["check"]["identical"] is True
+    assert out.read_bytes() != path.read_bytes()
 
 
 def test_rewrite_names_are_checked():

@@ -332,3 +332,173 @@ def branches_model() -> bytes:
          options_type=schema.BuiltinOptions.AddOptions)
     g.inputs, g.outputs = [x], [y]
     return g.finish()
+
+# --- int8 CNNs with random weights (patch-by-patch rewrite, benchmarks) ---------------
+
+_RELU6 = schema.ActivationFunctionType.RELU6
+
+
+@dataclass
+class Int8Net:
+    """An int8 CNN under construction on a `Graph`: each layer's output scale is set from
+    its accumulator's expected spread, so random weights give outputs spread over the
+    int8 range rather than saturated (a comparison of saturated outputs proves little)."""
+
+    g: Graph
+    x: int  # the current activation
+    shape: list[int]  # its [1, H, W, C]
+    scale: float = 0.02
+    count: int = 0
+
+    @classmethod
+    def start(cls, size: int, channels: int, seed: int = 0) -> Int8Net:
+        g = Graph(rng=np.random.default_rng(seed))
+        shape = [1, size, size, channels]
+        x = g.tensor("input", shape, "int8", scale=0.02)
+        g.inputs = [x]
+        return cls(g, x, shape)
+
+    def _out(self, shape, what: str) -> tuple[int, float]:
+        self.count += 1
+        return self.g.tensor(f"{what}_{self.count}", shape, "int8", scale=self.scale), self.scale
+
+    def _weights(self, shape, out_c: int, accumulated: int) -> tuple[int, int]:
+        # int8 inputs spread ~50 and weights ~18 (uniform in +-32): the accumulator spreads
+        # ~900 sqrt(K) units of input scale x weight scale; this weight scale gives an
+        # output spread of ~40 at the input's scale, layer after layer.
+        w_scale = float(40 / (900 * np.sqrt(accumulated)))
+        w = self.g.tensor(f"w_{self.count}", shape, "int8", scale=w_scale,
+                          data=self.g.rng.integers(-32, 33, size=shape, dtype=np.int8))
+        b = self.g.tensor(f"b_{self.count}", [out_c], "int32",
+                          scale=float(np.float32(self.scale)) * float(np.float32(w_scale)),
+                          data=self.g.rng.integers(-500, 500, size=[out_c], dtype=np.int32))
+        return w, b
+
+    def conv(self, filters: int, kernel: int = 1, stride: int = 1, *, depthwise: bool = False,
+             padding: str = "SAME", activation: int = _RELU6, dilation: int = 1) -> Int8Net:
+        _, h, w, c = self.shape
+        span = (kernel - 1) * dilation + 1
+        if padding == "SAME":
+            oh, ow = -(-h // stride), -(-w // stride)
+        else:
+            oh, ow = (h - span) // stride + 1, (w - span) // stride + 1
+        if depthwise:
+            filters = c
+            wt, bias = self._weights([1, kernel, kernel, c], c, kernel * kernel)
+            options = schema.DepthwiseConv2DOptionsT()
+            options.depthMultiplier = 1
+            name, kind = "DEPTHWISE_CONV_2D", schema.BuiltinOptions.DepthwiseConv2DOptions
+        else:
+            wt, bias = self._weights([filters, kernel, kernel, c], filters, kernel * kernel * c)
+            options = schema.Conv2DOptionsT()
+            name, kind = "CONV_2D", schema.BuiltinOptions.Conv2DOptions
+        options.padding = getattr(schema.Padding, padding)
+        options.strideH = options.strideW = stride
+        options.dilationHFactor = options.dilationWFactor = dilation
+        options.fusedActivationFunction = activation
+        shape = [1, oh, ow, filters]
+        y, _ = self._out(shape, name.lower())
+        self.g.op(name, [self.x, wt, bias], [y], options=options, options_type=kind)
+        self.x, self.shape = y, shape
+        return self
+
+    def max_pool(self, size: int = 2, stride: int = 2, padding: str = "SAME") -> Int8Net:
+        _, h, w, c = self.shape
+        options = schema.Pool2DOptionsT()
+        options.padding = getattr(schema.Padding, padding)
+        options.strideH = options.strideW = stride
+        options.filterHeight = options.filterWidth = size
+        oh, ow = (-(-h // stride), -(-w // stride)) if padding == "SAME" else \
+            ((h - size) // stride + 1, (w - size) // stride + 1)
+        shape = [1, oh, ow, c]
+        y = self.g.tensor(f"max_pool_{self.count}", shape, "int8", scale=self.scale)
+        self.count += 1
+        self.g.op("MAX_POOL_2D", [self.x], [y], options=options,
+                  options_type=schema.BuiltinOptions.Pool2DOptions)
+        self.x, self.shape = y, shape
+        return self
+
+    def add(self, other: int, other_scale: float) -> Int8Net:
+        scale = max(self.scale, other_scale) * 1.5
+        self.count += 1
+        y = self.g.tensor(f"add_{self.count}", self.shape, "int8", scale=scale)
+        self.g.op("ADD", [self.x, other], [y], options=schema.AddOptionsT(),
+                  options_type=schema.BuiltinOptions.AddOptions)
+        self.x, self.scale = y, scale
+        return self
+
+    def head(self, classes: int) -> bytes:
+        """Average over the image, then a fully connected layer to `classes` logits."""
+        _, h, w, c = self.shape
+        pool = schema.Pool2DOptionsT()
+        pool.padding, pool.strideH, pool.strideW = schema.Padding.VALID, 1, 1
+        pool.filterHeight, pool.filterWidth = h, w
+        pooled = self.g.tensor("pooled", [1, 1, 1, c], "int8", scale=self.scale)
+        self.g.op("AVERAGE_POOL_2D", [self.x], [pooled], options=pool,
+                  options_type=schema.BuiltinOptions.Pool2DOptions)
+        flat = self.g.tensor("flat", [1, c], "int8", scale=self.scale)
+        shape = self.g.tensor("flat_shape", [2], "int32", data=np.array([1, c], np.int32))
+        reshape = schema.ReshapeOptionsT()
+        reshape.newShape = [1, c]
+        self.g.op("RESHAPE", [pooled, shape], [flat], options=reshape,
+                  options_type=schema.BuiltinOptions.ReshapeOptions)
+        self.x, self.shape = flat, [1, 1, 1, c]
+        wt, bias = self._weights([classes, c], classes, c)
+        y, _ = self._out([1, classes], "logits")
+        self.g.op("FULLY_CONNECTED", [flat, wt, bias], [y],
+                  options=schema.FullyConnectedOptionsT(),
+                  options_type=schema.BuiltinOptions.FullyConnectedOptions)
+        self.g.outputs = [y]
+        return self.g.finish()
+
+
+def cnn5(size: int = 64, seed: int = 0, *, classify: bool = True) -> bytes:
+    """Five convolutions on a size x size RGB image (two at full resolution), then a
+    global average and a classifier (`classify`; else the last feature map is the
+    output): the first layers hold most of the bytes."""
+    net = Int8Net.start(size, 3, seed)
+    net.conv(16, 3).conv(16, 3, depthwise=True).conv(24, 3, 2).max_pool()
+    net.conv(32, 3, 2)
+    if classify:
+        return net.head(10)
+    net.g.outputs = [net.x]
+    return net.g.finish()
+
+
+def _divisible(value: float, by: int = 8) -> int:
+    rounded = max(by, int(value + by / 2) // by * by)
+    return rounded + by if rounded < 0.9 * value else rounded
+
+
+def mobilenet_v2(alpha: float = 0.35, size: int = 96, classes: int = 10, seed: int = 0) -> bytes:
+    """MobileNetV2 (Sandler et al. 2018, as keras.applications builds it: inverted
+    residual blocks, channel counts rounded to multiples of 8) in int8 with random weights;
+    SAME padding throughout, where the converter would emit PAD before the strided convs."""
+    net = Int8Net.start(size, 3, seed)
+    net.conv(_divisible(32 * alpha), 3, 2)
+    blocks = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
+              (6, 160, 3, 2), (6, 320, 1, 1)]
+    for expand, channels, repeats, stride in blocks:
+        out = _divisible(channels * alpha)
+        for i in range(repeats):
+            inp, inp_scale, inp_c = net.x, net.scale, net.shape[3]
+            if expand != 1:
+                net.conv(inp_c * expand, 1)
+            net.conv(0, 3, stride if i == 0 else 1, depthwise=True)
+            net.conv(out, 1, activation=schema.ActivationFunctionType.NONE)
+            if i > 0 and inp_c == out:
+                net.add(inp, inp_scale)
+    net.conv(1280 if alpha <= 1.0 else _divisible(1280 * alpha), 1)
+    return net.head(classes)
+
+
+def mobilenet_v1(alpha: float = 0.25, size: int = 96, channels: int = 1, classes: int = 2,
+                 seed: int = 0) -> bytes:
+    """MobileNetV1 (the person-detection / visual-wake-words shape) in int8, random weights."""
+    net = Int8Net.start(size, channels, seed)
+    net.conv(int(32 * alpha), 3, 2)
+    for filters, stride in [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2),
+                            (512, 1), (512, 1), (512, 1), (512, 1), (512, 1), (1024, 2),
+                            (1024, 1)]:
+        net.conv(0, 3, stride, depthwise=True).conv(int(filters * alpha), 1)
+    return net.head(classes)

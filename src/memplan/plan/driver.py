@@ -36,7 +36,7 @@ from ..targets import Target
 from . import entry_for, load
 from .contract import FrontEnd, ModelView, ReadOptions, RunCheck, Step, no_step
 from .floor import Floor, floor_note, floors
-from .rewrites import NotBuilt, RewriteKind, Rewritten, implementation
+from .rewrites import RewriteKind, Rewritten, implementation
 
 
 class PlanCheckError(Exception):
@@ -180,13 +180,7 @@ def apply_rewrites(fe: FrontEnd, view: ModelView, options: ReadOptions
     done = []
     for kind in asked.kinds:
         options.step(f"rewriting: {kind.value}")
-        try:
-            found = implementation(kind, fe.name)(fe, view, asked)
-        except NotBuilt as err:
-            if not asked.everything:
-                raise InputError(view.path, f"--rewrite {kind.value}: {err}") from None
-            done.append(Rewritten(kind, False, bound, None, reason=str(err)))
-            continue
+        found = implementation(kind, fe.name)(fe, view, asked)
         if isinstance(found, str):
             done.append(Rewritten(kind, False, bound, None, reason=found))
             continue

@@ -67,10 +67,6 @@ class Candidate:
     macs_after: int | None = None
 
 
-class NotBuilt(Exception):
-    """The rewrite is registered for the runtime but its module is not there yet."""
-
-
 @dataclass(frozen=True)
 class Rewritten:
     """What one rewrite asked for did."""
@@ -137,6 +133,6 @@ def registered(kind: RewriteKind) -> Rewrite:
 
 
 def implementation(kind: RewriteKind, runtime: str) -> Implementation:
-    """The runtime's function for `kind` (NotBuilt when its module is missing)."""
+    """The runtime's function for `kind`."""
     module, function = registered(kind).runtimes[runtime].split(":")
     return getattr(importlib.import_module(module), function)

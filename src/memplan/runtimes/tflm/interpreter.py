@@ -230,3 +230,21 @@ def _arena_use_here(data: bytes, arena: int, inputs: list[np.ndarray]) -> ArenaU
         it.print_allocations()
     found = {kind: int(n) for kind, n in _USE.findall("".join(log))}
     return ArenaUse(found.get("head", 0), found.get("tail", 0), found.get("total", 0))
+
+
+def allocation(data: bytes, arena: int = 64 << 20) -> ArenaUse:
+    """What TFLM's recording allocator reports once the model is allocated in `arena`
+    bytes, without running it (in a forked child, as `run`): the tail (persistent data:
+    one record per tensor and operator, the kernels' own data) depends on the model only."""
+    use, crashed = _forked(lambda: _allocation_here(data, arena))
+    if use is None:
+        raise CannotRun(f"TFLM's interpreter crashed ({crashed}) allocating the model"
+                        if crashed else f"TFLM cannot allocate the model in {arena} B")
+    return use
+
+
+def _allocation_here(data: bytes, arena: int) -> ArenaUse:
+    with _captured_stderr() as log:
+        _interpreter(data, arena).print_allocations()
+    found = {kind: int(n) for kind, n in _USE.findall("".join(log))}
+    return ArenaUse(found.get("head", 0), found.get("tail", 0), found.get("total", 0))

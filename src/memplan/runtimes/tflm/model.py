@@ -140,7 +140,12 @@ def parse_tflite(data: bytes, path: str, kernels: KernelSet = KernelSet.REFERENC
                  core: str | None = None) -> TfliteModel:
     """The model as TFLM plans it; `kernels` (and, for CMSIS-NN, the Cortex-M `core`) say
     which of TFLM's kernel implementations the firmware links: their scratch requests."""
-    model = _unpack(data, path)
+    return model_view(_unpack(data, path), path, kernels, core)
+
+
+def model_view(model, path: str, kernels: KernelSet = KernelSet.REFERENCE,
+               core: str | None = None) -> TfliteModel:
+    """`parse_tflite` of a model already unpacked (schema's object API `ModelT`)."""
     if not model.subgraphs:
         raise InputError(path, "the model has no subgraphs")
     codes = [_op_name(c) for c in model.operatorCodes or []]

@@ -4,12 +4,12 @@ bytes kept as the baseline every run compares with, or why it left the model alo
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
-from ...plan.rewrites import Candidate, NotBuilt, RewriteOptions
+from ...plan.rewrites import Candidate, RewriteOptions
 from . import model as tfl
 from .inplace import in_place
+from .patches import rewrite_patches
 from .reorder import better_order, with_order
 
 if TYPE_CHECKING:
@@ -39,21 +39,19 @@ def inplace(fe: TfliteFrontEnd, view: ModelView, options: RewriteOptions) -> Can
 
 
 def patches(fe: TfliteFrontEnd, view: ModelView, options: RewriteOptions) -> Candidate | str:
-    """Patch-by-patch execution (issue 34, item 4), built in `patches.py`:
-    `rewrite_patches(model_bytes, max_recompute) -> (new_bytes or None, report)`, the
-    report with `macs_before`, `macs_after` and a line for people (`str(report)`)."""
-    try:
-        built = importlib.import_module(f"{__package__}.patches")
-    except ModuleNotFoundError as err:
-        if err.name == f"{__package__}.patches":
-            raise NotBuilt("not built yet for tflm") from None
-        raise
-    data, report = built.rewrite_patches(view.source.data, options.max_recompute)
-    if data is None:
-        return str(report)
-    model = tfl.parse_tflite(data, view.path, view.source.kernels, view.source.core)
-    return Candidate(_view(fe, view, data, model), (str(report),),
-                     getattr(report, "macs_before", None), getattr(report, "macs_after", None))
+    """Patch-by-patch execution of the first stage (`patches.py`), within
+    `--max-recompute` more multiply-accumulates in the stage."""
+    found = rewrite_patches(view.source.data, max_recompute=options.max_recompute,
+                            path=str(view.path))
+    if found.model is None:
+        return found.reason
+    model = tfl.parse_tflite(found.model, view.path, view.source.kernels, view.source.core)
+    rows, cols = found.grid
+    said = (f"operators 0-{found.split_after} run as {rows}x{cols} patches assembled into "
+            f"{found.split_tensor}: stage multiply-accumulates +{found.recompute:.1%}, "
+            f"schedule bound {found.lower_bound_before:,} B -> {found.lower_bound_after:,} B")
+    return Candidate(_view(fe, view, found.model, model), (said,),
+                     found.macs_before, found.macs_after)
 
 
 def _view(fe: TfliteFrontEnd, view: ModelView, data: bytes, model: tfl.TfliteModel

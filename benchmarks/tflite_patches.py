@@ -1,0 +1,118 @@
+"""Patch-by-patch execution of the first stage (issue 34): TFLM's arena before and after.
+
+    python benchmarks/tflite_patches.py [--max-recompute R] [--objective arena|bound]
+                                        [--only NAME ...] [FILE.tflite ...]
+
+The models are int8 CNNs with random weights written operator by operator here
+(tests/tflite_ops.py: a five-layer CNN, MobileNetV1 in the person-detection shape,
+MobileNetV2 at several widths and resolutions; no TensorFlow needed), plus any .tflite
+files given. For each: `rewrite_patches` chooses the split point and grid; then both models
+run under TFLM's interpreter (tflite-micro) on the same random input: the smallest arena
+each runs in (bisected, 16-byte steps), the head TFLM's recording allocator reports there,
+and whether the outputs are byte-identical. Then the rewritten model is planned by memplan
+(`memplan plan -o`, exact within 10 s, the `--check-run` proof): the smallest arena with
+memplan's offline plan on top of the patches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+import tflite_ops  # noqa: E402
+
+from memplan.plan.contract import ReadOptions  # noqa: E402
+from memplan.plan.driver import check_run, plan_model  # noqa: E402
+from memplan.report.table import format_table  # noqa: E402
+from memplan.runtimes.tflm import interpreter as tflm  # noqa: E402
+from memplan.runtimes.tflm import patches  # noqa: E402
+
+MODELS = {
+    "cnn5_64": lambda: tflite_ops.cnn5(64),
+    "cnn5_96": lambda: tflite_ops.cnn5(96),
+    "cnn5_224": lambda: tflite_ops.cnn5(224),
+    "mobilenet_v1_0.25_96_gray": lambda: tflite_ops.mobilenet_v1(0.25, 96),
+    "mobilenet_v2_0.35_96": lambda: tflite_ops.mobilenet_v2(0.35, 96),
+    "mobilenet_v2_0.35_128": lambda: tflite_ops.mobilenet_v2(0.35, 128),
+    "mobilenet_v2_0.35_160": lambda: tflite_ops.mobilenet_v2(0.35, 160),
+    "mobilenet_v2_0.35_224": lambda: tflite_ops.mobilenet_v2(0.35, 224),
+    "mobilenet_v2_1.0_96": lambda: tflite_ops.mobilenet_v2(1.0, 96),
+    "mobilenet_v2_1.0_224": lambda: tflite_ops.mobilenet_v2(1.0, 224),
+}
+
+HEADERS = ("model", "split", "grid", "MACs", "MACs after", "stage +", "model +",
+           "bound", "bound after", "x", "head TFLM", "head after", "arena TFLM",
+           "arena after", "x", "identical", "arena planned", "x", "s")
+
+
+def row(name: str, data: bytes, max_recompute: float, objective: patches.Objective) -> tuple:
+    started = time.perf_counter()
+    result = patches.rewrite_patches(data, max_recompute=max_recompute, objective=objective,
+                                     path=name)
+    if result.model is None:
+        return (name, result.reason, "-", result.macs_before, "-", "-", "-",
+                result.lower_bound_before, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+                f"{time.perf_counter() - started:.0f}")
+    inputs = tflm.random_inputs(data, seed=0)
+    arenas, heads, outs = [], [], []
+    for model in (data, result.model):
+        # A start near the answer saves doublings and halvings; it doubles when too small.
+        size = tflm.smallest_arena(model, inputs, high=2 * result.lower_bound_before + (64 << 10))
+        arenas.append(size)
+        heads.append(tflm.arena_use(model, size, inputs).head)
+        outs.append(tflm.run(model, size, inputs))
+    a, b = outs
+    same = a.ok and b.ok and len(a.outputs) == len(b.outputs) and all(
+        x.tobytes() == y.tobytes() and x.shape == y.shape
+        for x, y in zip(a.outputs, b.outputs, strict=True))
+    planned = memplan_arena(result.model)
+    rows, cols = result.grid
+    return (name, result.split_tensor, f"{rows}x{cols}", result.macs_before, result.macs_after,
+            f"{result.recompute:.1%}", f"{result.macs_after / result.macs_before - 1:.1%}",
+            result.lower_bound_before, result.lower_bound_after,
+            f"{result.lower_bound_after / result.lower_bound_before:.2f}",
+            heads[0], heads[1], arenas[0], arenas[1], f"{arenas[1] / arenas[0]:.2f}",
+            "yes" if same else "NO", planned, f"{planned / arenas[0]:.2f}",
+            f"{time.perf_counter() - started:.0f}")
+
+
+def memplan_arena(data: bytes) -> int:
+    """The smallest arena of `data` with memplan's offline plan, as `memplan plan -o
+    --check-run` measures it (outputs checked identical to `data`'s own)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "patched.tflite"
+        path.write_bytes(data)
+        fe, plan = plan_model(str(path), options=ReadOptions(None, {}, True, 10.0))
+        check = check_run(fe, plan)
+    if not check.identical:
+        raise SystemExit("memplan's plan changed the patched model's outputs")
+    return check.planned.arena
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--max-recompute", type=float, default=0.2)
+    parser.add_argument("--objective", choices=[o.value for o in patches.Objective],
+                        default=patches.Objective.ARENA.value)
+    parser.add_argument("--only", nargs="*", help="built models to measure (default all)")
+    args = parser.parse_args()
+    chosen = [(n, build) for n, build in MODELS.items() if not args.only or n in args.only]
+    rows = []
+    for name, build in chosen:
+        rows.append(row(name, build(), args.max_recompute, patches.Objective(args.objective)))
+        print(f"  {name}: done", file=sys.stderr)
+    for path in args.files:
+        rows.append(row(path.stem, path.read_bytes(), args.max_recompute,
+                        patches.Objective(args.objective)))
+        print(f"  {path.stem}: done", file=sys.stderr)
+    print(format_table(HEADERS, rows))
+
+
+if __name__ == "__main__":
+    main()

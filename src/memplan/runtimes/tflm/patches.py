@@ -1,0 +1,639 @@
+"""Patch-by-patch execution of a TFLite model's high-resolution first stage (the idea of
+MCUNetV2, Lin et al., NeurIPS 2021; this is memplan's own code).
+
+The stage is a prefix of subgraph 0's operator list, of convolutions, pooling and
+elementwise operators on [1, H, W, C] tensors, that reads one subgraph input and hands
+one tensor (the split tensor) to the rest. Its output is cut into a P x P grid of patches;
+per patch, the rewrite emits, with operators TFLM has:
+- STRIDED_SLICE of the input region the patch needs: its receptive field walked back
+  through the stage (kernel, stride, dilation and SAME padding's offset per operator), and
+  of any intermediate region a consumer needs less of than its producer computed;
+- PAD (PADV2 with the type's minimum before MAX_POOL_2D) where that region passes the
+  image border, the amount SAME padding would have added there; every convolution and
+  pooling then runs with VALID padding;
+- the stage's operators on the patch, with the original weights and every tensor's
+  quantization copied, so each output element is computed from the same values;
+then CONCATENATION of each row of patches along the width and of the rows along the
+height, into the original split tensor: the operators after the stage are unchanged.
+
+Padding SAME pads with the input's zero point (a real 0) for convolutions, which is what
+PAD writes for an int8 tensor (its zero point); MAX_POOL_2D skips padded positions, so its
+padding is the type's minimum, never larger than a real element of the window. AVERAGE_POOL_2D
+divides by the count of real elements: when it pads, the stage stops before it.
+
+The split point and grid are searched: every prefix that qualifies, every grid from 2 x 2
+up, kept when the patched stage's multiply-accumulates stay within (1 + max_recompute) of
+the original stage's and chosen by the lowest lower bound of the new schedule as memplan
+plans it (`front_end.requests`: TFLM's lifetimes and sizes, scratch included). The search
+builds each candidate with one-byte constant buffers (lifetimes, sizes and scratch do not
+read weights); the chosen one is built again with the real weights and measured.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+
+from ...buffers import merged, share_groups
+from ...pack import Buffer, Problem, lower_bound
+from . import model as tfl
+
+MAX_GRID = 8  # TFLM's CONCATENATION takes at most 10 inputs
+
+
+class Kind(enum.Enum):
+    CONV = "conv"  # a window over H and W, zero (zero point) padding
+    MAX_POOL = "max pool"  # a window; padding never wins the max
+    AVERAGE_POOL = "average pool"  # a window; padding changes the divisor: never padded
+    ELEMENTWISE = "elementwise"  # each output element from the same position of each input
+
+
+WINDOWED = {"CONV_2D": Kind.CONV, "DEPTHWISE_CONV_2D": Kind.CONV,
+            "MAX_POOL_2D": Kind.MAX_POOL, "AVERAGE_POOL_2D": Kind.AVERAGE_POOL}
+_OPTIONS = {Kind.CONV: (tfl.schema.Conv2DOptionsT, tfl.schema.DepthwiseConv2DOptionsT),
+            Kind.MAX_POOL: tfl.schema.Pool2DOptionsT,
+            Kind.AVERAGE_POOL: tfl.schema.Pool2DOptionsT} if tfl.schema is not None else {}
+ELEMENTWISE = frozenset({
+    "RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "LEAKY_RELU", "LOGISTIC", "TANH",
+    "HARD_SWISH", "QUANTIZE", "DEQUANTIZE", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
+    "SQUARED_DIFFERENCE", "ABS", "NEG"})
+
+
+@dataclass(frozen=True)
+class Window:
+    """How one axis of an operator's output reads its input: output row o reads input rows
+    o * stride - pad_before + j * dilation, j < kernel."""
+
+    kernel: int = 1
+    stride: int = 1
+    dilation: int = 1
+    pad_before: int = 0
+    size: int = 0  # the input's extent on this axis
+
+    def need(self, lo: int, hi: int) -> tuple[int, int]:
+        """Input rows [lo', hi') that output rows [lo, hi) read, before clipping."""
+        span = (self.kernel - 1) * self.dilation + 1
+        return lo * self.stride - self.pad_before, (hi - 1) * self.stride - self.pad_before + span
+
+
+Region = tuple[int, int, int, int]  # rows [h0, h1), columns [w0, w1)
+
+
+@dataclass(frozen=True)
+class StageOp:
+    index: int  # in subgraph 0's operator list
+    name: str
+    kind: Kind
+    inputs: tuple[int, ...]  # tensor indices of its activations (constants left out)
+    output: int
+    rows: Window
+    cols: Window
+
+
+class Objective(enum.Enum):
+    """What the search minimises."""
+
+    BOUND = "bound"  # the lower bound of the planned head alone
+    # The bound plus TFLM's persistent tail, measured by allocating the candidate on TFLM's
+    # interpreter: every patch adds operators and tensors, and TFLM keeps a record of each
+    # (and a convolution's per-channel multipliers) in the tail, so a fine grid can lower
+    # the head and still enlarge the arena.
+    ARENA = "arena"
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    bound: int
+    stage_macs: int  # of the patched stage
+    stage: list[StageOp]
+    grid: int
+
+
+@dataclass(frozen=True)
+class PatchRewrite:
+    """The rewrite chosen, or why none was (`model` None, `reason` said)."""
+
+    model: bytes | None
+    reason: str
+    split_tensor: str | None = None  # the stage's output, assembled from the patches
+    split_after: int | None = None  # index of the stage's last operator in the original
+    grid: tuple[int, int] | None = None  # patches along the height, the width
+    macs_before: int = 0  # the whole model's multiply-accumulates
+    macs_after: int = 0
+    stage_macs_before: int = 0
+    stage_macs_after: int = 0
+    lower_bound_before: int = 0  # of the schedule, as memplan plans it
+    lower_bound_after: int = 0
+    # TFLM's persistent tail, measured on its interpreter (Objective.ARENA; else None)
+    tail_before: int | None = None
+    tail_after: int | None = None
+
+    @property
+    def recompute(self) -> float:
+        """Extra multiply-accumulates of the stage, as a fraction of the original stage's."""
+        return self.stage_macs_after / self.stage_macs_before - 1 if self.stage_macs_before \
+            else 0.0
+
+
+def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int = MAX_GRID,
+                    objective: Objective = Objective.ARENA,
+                    path: str = "model.tflite") -> PatchRewrite:
+    """The model with its first stage run patch by patch, at the split point and grid that
+    minimise `objective`, within `max_recompute` more multiply-accumulates in the stage;
+    `model` None when no candidate is below the original (`reason` says why)."""
+    original = tfl._unpack(model, path)
+    before = schedule_bound(model, path)
+    macs = model_macs(original)
+    unchanged = {"macs_before": macs, "macs_after": macs, "lower_bound_before": before,
+                 "lower_bound_after": before}
+    stages = candidate_stages(original)
+    if not stages:
+        return PatchRewrite(None, "no prefix of convolution, pooling and elementwise "
+                            "operators reads one [1, H, W, C] input and hands one tensor on",
+                            **unchanged)
+    candidates = _candidates(original, stages, max_recompute, max_grid, path)
+    if not candidates:
+        return PatchRewrite(None, f"no split point and grid within {max_recompute:.0%} more "
+                            "multiply-accumulates in the stage", **unchanged)
+    tail = None
+    if objective is Objective.BOUND:
+        best, cost, original_cost = candidates[0], candidates[0].bound, before
+    else:
+        from .interpreter import CannotRun, allocation
+
+        try:
+            tail = allocation(model).tail
+        except CannotRun as err:
+            return PatchRewrite(None, f"TFLM's interpreter cannot allocate the model: {err}",
+                                **unchanged)
+        best, cost, original_cost = None, None, before + tail
+        for c in candidates:  # by bound: a tail is never negative, so the rest cost more
+            if cost is not None and c.bound >= cost:
+                break
+            try:
+                total = c.bound + allocation(
+                    _packed(_patch(original, c.stage, c.grid), model)).tail
+            except CannotRun:
+                continue  # never chosen: a rewrite TFLM cannot run is no rewrite
+            if cost is None or total < cost:
+                best, cost = c, total
+        if best is None:
+            return PatchRewrite(None, "TFLM's interpreter allocates no candidate", **unchanged,
+                                tail_before=tail, tail_after=tail)
+    if cost >= original_cost:
+        what = "lower bound" if objective is Objective.BOUND else "lower bound plus TFLM's tail"
+        return PatchRewrite(None, f"the best candidate's {what} ({cost} B) is not below the "
+                            f"original's ({original_cost} B)", **unchanged, tail_before=tail,
+                            tail_after=tail)
+    patched = _patch(original, best.stage, best.grid)
+    data = _packed(patched, model)
+    stage_macs = _stage_macs(original, best.stage)
+    after_macs = model_macs(patched)
+    return PatchRewrite(
+        data, f"stage of {len(best.stage)} operators run as {best.grid} x {best.grid} patches",
+        _text(original.subgraphs[0].tensors[best.stage[-1].output].name), best.stage[-1].index,
+        (best.grid, best.grid), macs, after_macs, stage_macs, after_macs - macs + stage_macs,
+        before, schedule_bound(data, path), tail,
+        None if tail is None else allocation(data).tail)
+
+
+def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max_grid: int,
+                path: str) -> list[_Candidate]:
+    """Every split point and grid within the budget, lowest bound (then fewest
+    multiply-accumulates) first."""
+    skeleton = _without_weights(original)
+    macs = model_macs(original)
+    found = []
+    for stage in stages:
+        stage_macs = _stage_macs(original, stage)
+        out = original.subgraphs[0].tensors[stage[-1].output]
+        for grid in range(2, min(max_grid, out.shape[1], out.shape[2]) + 1):
+            patched = _patch(skeleton, stage, grid)
+            new_stage_macs = model_macs(patched) - macs + stage_macs
+            if new_stage_macs > (1 + max_recompute) * stage_macs:
+                break  # a finer grid recomputes more halo
+            # Read as a packed file would be, without packing it (a flatbuffer round trip
+            # through the object API costs more than the rest of the search).
+            found.append(_Candidate(_bound(tfl.model_view(patched, path)), new_stage_macs,
+                                    stage, grid))
+    return sorted(found, key=lambda c: (c.bound, c.stage_macs, c.grid))
+
+
+def _stage_macs(model, stage: list[StageOp]) -> int:
+    return sum(_op_macs(model, model.subgraphs[0].operators[s.index]) for s in stage)
+
+
+def _packed(model, original: bytes) -> bytes:
+    """The model as a file, every constant buffer 16-aligned as the schema asks."""
+    model.buffers = [tfl._AlignedBuffer.of(b) for b in model.buffers]
+    return tfl._pack(model, len(original) + (1 << 16))
+
+
+def rewrite_at(model: bytes, split_after: int, grid: int, path: str = "model.tflite") -> bytes:
+    """The model with operators 0..`split_after` run as `grid` x `grid` patches, whatever
+    it costs; ValueError when that prefix is not a stage that can run patch by patch."""
+    tfl.parse_tflite(model, path)  # indices and shapes checked, as rewrite_patches does
+    original = tfl._unpack(model, path)
+    for stage in candidate_stages(original):
+        if stage[-1].index == split_after:
+            _, height, width, _ = original.subgraphs[0].tensors[stage[-1].output].shape
+            if not 1 <= grid <= min(MAX_GRID, height, width):
+                raise ValueError(f"a {grid} x {grid} grid on a {height} x {width} output")
+            return _packed(_patch(original, stage, grid), model)
+    raise ValueError(f"operators 0..{split_after} are not a stage that runs patch by patch")
+
+
+def schedule_bound(data: bytes, path: str = "model.tflite") -> int:
+    """The lower bound of the model's arena as memplan plans it: the most bytes TFLM's
+    lifetimes keep live at once, in-place RESHAPEs sharing, scratch buffers included."""
+    return _bound(tfl.parse_tflite(data, path))
+
+
+def _bound(model: tfl.TfliteModel) -> int:
+    from .front_end import requests
+
+    groups = share_groups(requests(model))
+    problem = Problem(tuple(
+        Buffer(str(g[0].key), *merged(g).lifetime, merged(g).packed_size, tfl.ALIGNMENT)
+        for g in groups if merged(g).packed_size > 0))
+    return lower_bound(problem)
+
+
+# --- the stage ----------------------------------------------------------------------
+
+def candidate_stages(model) -> list[list[StageOp]]:
+    """Every prefix of subgraph 0 that can run patch by patch, shortest first."""
+    sg = model.subgraphs[0]
+    tensors = sg.tensors or []
+    codes = [tfl._op_name(c) for c in model.operatorCodes or []]
+    constant = {i for i, t in enumerate(tensors) if _has_data(model, t)}
+    sg_inputs = [int(i) for i in _ints(sg.inputs)]
+    sg_outputs = {int(i) for i in _ints(sg.outputs)}
+    ops = sg.operators or []
+    last_use: dict[int, int] = {}
+    for n, op in enumerate(ops):
+        for i in _ints(op.inputs):
+            last_use[i] = n
+    stages, stage = [], []
+    source: int | None = None
+    produced: set[int] = set()
+    for n, op in enumerate(ops):
+        described = _describe(n, codes[op.opcodeIndex], op, tensors, constant)
+        if described is None:
+            break
+        outside = [i for i in described.inputs if i not in produced]
+        if outside:
+            if source is None and len(set(outside)) == 1 and outside[0] in sg_inputs:
+                source = outside[0]
+            elif any(i != source for i in outside):
+                break
+        stage.append(described)
+        produced.add(described.output)
+        live_out = [t for t in produced if last_use.get(t, -1) > n or t in sg_outputs]
+        if len(live_out) == 1 and live_out[0] == described.output:
+            stages.append(list(stage))
+    return stages
+
+
+def _describe(n: int, name: str, op, tensors, constant: set[int]) -> StageOp | None:
+    """The operator as the stage walks it, or None when it cannot run on a patch."""
+    outs = _ints(op.outputs)
+    ins = [i for i in _ints(op.inputs) if i >= 0]
+    if len(outs) != 1 or not _spatial(tensors[outs[0]]) or op.intermediates is not None \
+            and len(op.intermediates):
+        return None
+    out = tensors[outs[0]]
+    if name in WINDOWED:
+        kind = WINDOWED[name]
+        if not ins or ins[0] in constant or not _spatial(tensors[ins[0]]):
+            return None
+        if any(i not in constant for i in ins[1:]):
+            return None
+        o = op.builtinOptions
+        if not isinstance(o, _OPTIONS[kind]):
+            return None
+        if kind is Kind.CONV:
+            filt = tensors[ins[1]].shape if len(ins) > 1 else None
+            if filt is None or len(filt) != 4:
+                return None
+            kernel = filt[1:3]
+            dilation = (o.dilationHFactor, o.dilationWFactor)
+        else:
+            kernel = (o.filterHeight, o.filterWidth)
+            dilation = (1, 1)
+        shape = tensors[ins[0]].shape
+        windows = []
+        for axis in (0, 1):
+            k, s, d, size = int(kernel[axis]), int((o.strideH, o.strideW)[axis]), \
+                int(dilation[axis]), int(shape[1 + axis])
+            if min(k, s, d) < 1:
+                return None
+            span = (k - 1) * d + 1
+            produced = int(out.shape[1 + axis])
+            pad = 0
+            if o.padding == tfl.schema.Padding.SAME:
+                pad = max((produced - 1) * s + span - size, 0)
+                expected = -(-size // s)
+            else:
+                expected = (size - span) // s + 1
+            if produced != expected:  # the walk trusts the shapes: they must be TFLite's
+                return None
+            if kind is Kind.AVERAGE_POOL and pad:
+                return None
+            windows.append(Window(k, s, d, pad // 2, size))
+        return StageOp(n, name, kind, (ins[0],), outs[0], *windows)
+    if name in ELEMENTWISE:
+        acts = [i for i in ins if i not in constant]
+        if not acts or any(list(tensors[i].shape) != list(out.shape) for i in acts):
+            return None
+        for i in ins:  # a constant must broadcast over the height and width
+            shape = list(tensors[i].shape if tensors[i].shape is not None else [])
+            if i in constant and len(shape) >= 3 and (shape[-3] != 1 or shape[-2] != 1):
+                return None
+        rows, cols = (Window(size=int(out.shape[a])) for a in (1, 2))
+        return StageOp(n, name, Kind.ELEMENTWISE, tuple(acts), outs[0], rows, cols)
+    return None
+
+
+def _spatial(tensor) -> bool:
+    shape = tensor.shape
+    return shape is not None and len(shape) == 4 and int(shape[0]) == 1 \
+        and all(int(d) > 0 for d in shape)
+
+
+# --- the rewrite --------------------------------------------------------------------
+
+def _regions(stage: list[StageOp], target: Region, shapes: dict[int, tuple[int, int]]
+             ) -> tuple[dict[int, Region], dict[tuple[int, int], Region]]:
+    """Walking back from the patch `target` of the stage's output: the region each tensor
+    is computed on (the bounding box of what its consumers read, inside the tensor), and
+    the region each (operator, input) reads, before clipping to the input."""
+    computed: dict[int, Region] = {stage[-1].output: target}
+    reads: dict[tuple[int, int], Region] = {}
+    for op in reversed(stage):
+        if op.output not in computed:
+            continue  # nothing of the patch depends on it
+        h0, h1, w0, w1 = computed[op.output]
+        need = (*op.rows.need(h0, h1), *op.cols.need(w0, w1))
+        for i in op.inputs:
+            reads[op.index, i] = need
+            height, width = shapes[i]
+            clipped = (max(need[0], 0), min(need[1], height), max(need[2], 0), min(need[3], width))
+            old = computed.get(i)
+            computed[i] = clipped if old is None else (
+                min(old[0], clipped[0]), max(old[1], clipped[1]),
+                min(old[2], clipped[2]), max(old[3], clipped[3]))
+    return computed, reads
+
+
+def _cuts(size: int, parts: int) -> list[int]:
+    return [round(k * size / parts) for k in range(parts + 1)]
+
+
+class _Emitter:
+    """New tensors, constants and operators appended to a copy of the model."""
+
+    def __init__(self, model):
+        self.model = model
+        self.sg = model.subgraphs[0]
+        self.tensors = list(self.sg.tensors)
+        self.ops: list = []
+        self.constants: dict[tuple, int] = {}
+
+    def code(self, name: str) -> int:
+        builtin = getattr(tfl.schema.BuiltinOperator, name)
+        for n, c in enumerate(self.model.operatorCodes):
+            if max(int(c.builtinCode), int(c.deprecatedBuiltinCode)) == builtin:
+                return n
+        code = tfl.schema.OperatorCodeT()
+        code.builtinCode, code.deprecatedBuiltinCode = builtin, min(builtin, 127)
+        code.version = 1
+        self.model.operatorCodes.append(code)
+        return len(self.model.operatorCodes) - 1
+
+    def like(self, original: int, shape, name: str) -> int:
+        """A tensor of `original`'s type and quantization, of another shape."""
+        t = copy.copy(self.tensors[original])
+        t.shape, t.name, t.buffer = list(shape), name, 0
+        t.shapeSignature = None
+        self.tensors.append(t)
+        return len(self.tensors) - 1
+
+    def constant(self, values, dtype: str, like: int | None = None) -> int:
+        array = np.asarray(values, dtype=dtype)
+        key = (dtype, array.shape, array.tobytes(), like)
+        if key not in self.constants:
+            buffer = tfl.schema.BufferT()
+            buffer.data = np.frombuffer(array.tobytes(), dtype=np.uint8)
+            self.model.buffers.append(buffer)
+            t = tfl.schema.TensorT()
+            if like is not None:
+                t = copy.copy(self.tensors[like])
+                t.shapeSignature = None
+            else:
+                t.type = tfl.schema.TensorType.INT32
+            t.shape, t.name = list(array.shape), f"patch_constant_{len(self.constants)}"
+            t.buffer = len(self.model.buffers) - 1
+            self.tensors.append(t)
+            self.constants[key] = len(self.tensors) - 1
+        return self.constants[key]
+
+    def op(self, name: str, inputs, outputs, options=None, options_type: int = 0,
+           template=None) -> None:
+        op = copy.copy(template) if template is not None else tfl.schema.OperatorT()
+        op.opcodeIndex = self.code(name) if template is None else template.opcodeIndex
+        op.inputs, op.outputs = list(inputs), list(outputs)
+        if options is not None:
+            op.builtinOptionsType, op.builtinOptions = options_type, options
+        self.ops.append(op)
+
+    def slice(self, source: int, region: Region, within: Region, name: str) -> int:
+        """`region` of `source`, which holds `within` of its tensor."""
+        channels = int(self.tensors[source].shape[3])
+        h0, h1, w0, w1 = region
+        y = self.like(source, [1, h1 - h0, w1 - w0, channels], name)
+        begin = [0, h0 - within[0], w0 - within[2], 0]
+        end = [1, h1 - within[0], w1 - within[2], channels]
+        self.op("STRIDED_SLICE", [source, self.constant(begin, "int32"),
+                                  self.constant(end, "int32"),
+                                  self.constant([1, 1, 1, 1], "int32")], [y],
+                tfl.schema.StridedSliceOptionsT(), tfl.schema.BuiltinOptions.StridedSliceOptions)
+        return y
+
+    def pad(self, source: int, pads: tuple[int, int, int, int], kind: Kind, name: str) -> int:
+        _, h, w, c = (int(d) for d in self.tensors[source].shape)
+        top, bottom, left, right = pads
+        y = self.like(source, [1, h + top + bottom, w + left + right, c], name)
+        paddings = self.constant([[0, 0], [top, bottom], [left, right], [0, 0]], "int32")
+        if kind is Kind.MAX_POOL:
+            dtype = _DTYPES[self.tensors[source].type]
+            low = np.iinfo(dtype).min if np.dtype(dtype).kind in "iu" else np.finfo(dtype).min
+            value = self.constant([low], dtype, like=source)
+            self.op("PADV2", [source, paddings, value], [y], tfl.schema.PadV2OptionsT(),
+                    tfl.schema.BuiltinOptions.PadV2Options)
+        else:
+            self.op("PAD", [source, paddings], [y], tfl.schema.PadOptionsT(),
+                    tfl.schema.BuiltinOptions.PadOptions)
+        return y
+
+    def concat(self, parts: list[int], axis: int, out: int) -> None:
+        options = tfl.schema.ConcatenationOptionsT()
+        options.axis = axis
+        self.op("CONCATENATION", parts, [out], options,
+                tfl.schema.BuiltinOptions.ConcatenationOptions)
+
+
+_DTYPES = {tfl.schema.TensorType.INT8: "int8", tfl.schema.TensorType.UINT8: "uint8",
+           tfl.schema.TensorType.INT16: "int16", tfl.schema.TensorType.FLOAT32: "float32"} \
+    if tfl.schema is not None else {}
+
+
+def _patch(model, stage: list[StageOp], grid: int):
+    """A copy of `model` whose stage runs as grid x grid patches."""
+    new = copy.copy(model)
+    new.buffers = list(model.buffers)
+    new.operatorCodes = list(model.operatorCodes)
+    sg = copy.copy(model.subgraphs[0])
+    new.subgraphs = [sg, *model.subgraphs[1:]]
+    emit = _Emitter(new)
+    tensors = model.subgraphs[0].tensors
+    shapes = {i: (int(tensors[i].shape[1]), int(tensors[i].shape[2]))
+              for op in stage for i in (*op.inputs, op.output)}
+    originals = model.subgraphs[0].operators
+    split = stage[-1].output
+    height, width = shapes[split]
+    rows, cols = _cuts(height, grid), _cuts(width, grid)
+    strips = []
+    for r, (h0, h1) in enumerate(pairwise(rows)):
+        pieces = []
+        for c, (w0, w1) in enumerate(pairwise(cols)):
+            computed, reads = _regions(stage, (h0, h1, w0, w1), shapes)
+            made: dict[int, int] = {}  # original tensor -> its patch tensor
+            for op in stage:
+                if op.output not in computed:
+                    continue
+                tag = f"@{r}.{c}"
+                args = []
+                for i in op.inputs:
+                    need = reads[op.index, i]
+                    rh, rw = shapes[i]
+                    clipped = (max(need[0], 0), min(need[1], rh), max(need[2], 0),
+                               min(need[3], rw))
+                    have = computed[i] if i in made else (0, rh, 0, rw)
+                    x = made.get(i, i)
+                    if clipped != have:
+                        name = _text(tensors[i].name)
+                        x = emit.slice(x, clipped, have, f"{name}{tag}/slice{op.index}")
+                    pads = (clipped[0] - need[0], need[1] - clipped[1],
+                            clipped[2] - need[2], need[3] - clipped[3])
+                    if any(pads):
+                        x = emit.pad(x, pads, op.kind, f"{_text(tensors[i].name)}{tag}/pad")
+                    args.append(x)
+                o0, o1, p0, p1 = computed[op.output]
+                out_shape = [1, o1 - o0, p1 - p0, int(tensors[op.output].shape[3])]
+                y = emit.like(op.output, out_shape, f"{_text(tensors[op.output].name)}{tag}")
+                made[op.output] = y
+                template = originals[op.index]
+                inputs = [args.pop(0) if (i >= 0 and i in op.inputs) else i
+                          for i in _ints(template.inputs)]
+                options = copy.copy(template.builtinOptions)
+                if op.kind is not Kind.ELEMENTWISE:
+                    options.padding = tfl.schema.Padding.VALID
+                emit.op(op.name, inputs, [y], options, template.builtinOptionsType, template)
+            pieces.append(made[split])
+        strip = emit.like(split, [1, h1 - h0, width, int(tensors[split].shape[3])],
+                          f"{_text(tensors[split].name)}@{r}")
+        emit.concat(pieces, 2, strip)
+        strips.append(strip)
+    emit.concat(strips, 1, split)
+    dropped = {op.output for op in stage} - {split}
+    sg.operators = emit.ops + list(originals[stage[-1].index + 1:])
+    _renumber(new, sg, emit.tensors, dropped)
+    return new
+
+
+def _renumber(model, sg, tensors: list, dropped: set[int]) -> None:
+    """Remove the stage's original intermediates and number the rest densely, in every
+    operator, the subgraph's inputs and outputs and the signatures."""
+    keep = [i for i in range(len(tensors)) if i not in dropped]
+    index = {old: new for new, old in enumerate(keep)}
+
+    def remap(values):
+        return None if values is None else [index[int(v)] if v >= 0 else int(v) for v in values]
+
+    sg.tensors = [tensors[i] for i in keep]
+    ops = []
+    for op in sg.operators:
+        op = copy.copy(op)
+        op.inputs, op.outputs = remap(op.inputs), remap(op.outputs)
+        if op.intermediates is not None and len(op.intermediates):
+            op.intermediates = remap(op.intermediates)
+        ops.append(op)
+    sg.operators = ops
+    sg.inputs, sg.outputs = remap(sg.inputs), remap(sg.outputs)
+    signatures = []
+    for sig in model.signatureDefs or []:
+        sig = copy.copy(sig)
+        if sig.subgraphIndex == 0:
+            for field in ("inputs", "outputs"):
+                entries = []
+                for entry in getattr(sig, field) or []:
+                    entry = copy.copy(entry)
+                    entry.tensorIndex = index[entry.tensorIndex]
+                    entries.append(entry)
+                setattr(sig, field, entries)
+        signatures.append(sig)
+    model.signatureDefs = signatures or model.signatureDefs
+    # An offline plan numbers the old tensors: the rewritten model is planned again.
+    model.metadata = [m for m in model.metadata or [] if _text(m.name) != tfl.METADATA_NAME] \
+        or None
+
+
+def _without_weights(model):
+    """A copy whose constant buffers hold one byte each: what the search builds and reads
+    (lifetimes, sizes and scratch requests never read a weight)."""
+    new = copy.copy(model)
+    new.buffers = []
+    for b in model.buffers or []:
+        if b.data is not None and len(b.data) > 0:
+            b = copy.copy(b)
+            b.data = np.zeros(1, dtype=np.uint8)
+        new.buffers.append(b)
+    return new
+
+
+# --- multiply-accumulates -----------------------------------------------------------
+
+def model_macs(model) -> int:
+    """Multiply-accumulates of subgraph 0's convolutions and fully connected layers."""
+    return sum(_op_macs(model, op) for op in model.subgraphs[0].operators or [])
+
+
+def _op_macs(model, op) -> int:
+    name = tfl._op_name(model.operatorCodes[op.opcodeIndex])
+    tensors = model.subgraphs[0].tensors
+    ins, outs = _ints(op.inputs), _ints(op.outputs)
+    if name not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED") or len(ins) < 2:
+        return 0
+    out = int(np.prod([int(d) for d in tensors[outs[0]].shape]))
+    filt = [int(d) for d in tensors[ins[1]].shape if tensors[ins[1]].shape is not None]
+    if len(filt) != (2 if name == "FULLY_CONNECTED" else 4):
+        return 0
+    if name == "CONV_2D":
+        return out * filt[1] * filt[2] * filt[3]
+    if name == "DEPTHWISE_CONV_2D":
+        return out * filt[1] * filt[2]
+    return out * filt[-1]
+
+
+def _has_data(model, tensor) -> bool:
+    buffers = model.buffers or []
+    return 0 < tensor.buffer < len(buffers) and tfl._buffer_len(buffers[tensor.buffer]) > 0
+
+
+_ints = tfl._ints
+_text = tfl._text

@@ -1,0 +1,198 @@
+"""Patch-by-patch execution of a TFLite model's first stage (runtimes/tflm/patches.py),
+proven on TFLM's interpreter: the rewritten model's outputs are byte-identical to the
+original's on the same random input, and it runs in a smaller arena.
+
+The models are int8 CNNs with random weights written operator by operator
+(tests/tflite_ops.py); the ones whose output is a feature map compare every element the
+patches computed, not only a classifier's few logits.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("tflite_micro")
+
+import tflite_ops  # noqa: E402
+
+from memplan.errors import InputError  # noqa: E402
+from memplan.runtimes.tflm import interpreter as tflm  # noqa: E402
+from memplan.runtimes.tflm import model as tfl  # noqa: E402
+from memplan.runtimes.tflm import patches  # noqa: E402
+
+ARENA = 4 << 20
+
+
+def outputs(data: bytes, inputs) -> tuple:
+    run = tflm.run(data, ARENA, inputs)
+    assert run.ok, run.log
+    return run.outputs
+
+
+def identical(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(
+        x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+        for x, y in zip(a, b, strict=True))
+
+
+def op_names(data: bytes) -> list[str]:
+    return [op.name for op in tfl.parse_tflite(data, "m.tflite").ops]
+
+
+def mixed_stage() -> tuple[bytes, int]:
+    """Odd sizes (asymmetric SAME padding), a strided convolution, a padded 3x3 max pool, a
+    dilated depthwise convolution and a residual ADD; the ADD's output is the model's
+    output. Returns the model and the index of its last operator."""
+    net = tflite_ops.Int8Net.start(45, 3, seed=3)
+    net.conv(8, 3, 2).max_pool(3, 2)
+    skip, skip_scale = net.x, net.scale
+    net.conv(0, 3, depthwise=True, dilation=2)
+    net.conv(8, 1, activation=tfl.schema.ActivationFunctionType.NONE).add(skip, skip_scale)
+    net.g.outputs = [net.x]
+    return net.g.finish(), len(net.g.ops) - 1
+
+
+@pytest.mark.parametrize("grid", [2, 3, 5])
+def test_every_patch_grid_gives_the_same_bytes(grid):
+    model, last = mixed_stage()
+    rewritten = patches.rewrite_at(model, last, grid)
+    names = op_names(rewritten)
+    # the border patches pad explicitly: PAD before the convolutions, PADV2 (the int8
+    # minimum) before the max pool; every window then runs VALID
+    assert {"STRIDED_SLICE", "PAD", "PADV2", "CONCATENATION"} <= set(names)
+    assert names.count("ADD") == grid * grid and names.count("CONCATENATION") == grid + 1
+    back = tfl._unpack(rewritten, "m.tflite")
+    windows = [op.builtinOptions for op in back.subgraphs[0].operators
+               if hasattr(op.builtinOptions, "padding")]
+    assert windows and all(o.padding == tfl.schema.Padding.VALID for o in windows)
+    inputs = tflm.random_inputs(model, seed=grid)
+    before, after = outputs(model, inputs), outputs(rewritten, inputs)
+    assert len(set(before[0].ravel().tolist())) > 50  # not a saturated, constant output
+    assert identical(before, after)
+
+
+def test_a_misplaced_halo_changes_the_output():
+    """The comparison above can fail: the same rewrite with one slice's rows shifted by one
+    gives other bytes."""
+    model, last = mixed_stage()
+    rewritten = tfl._unpack(patches.rewrite_at(model, last, 2), "m.tflite")
+    sg = rewritten.subgraphs[0]
+    codes = [tfl._op_name(c) for c in rewritten.operatorCodes]
+    first_slice = next(op for op in sg.operators if codes[op.opcodeIndex] == "STRIDED_SLICE")
+    begin, end = (rewritten.buffers[sg.tensors[first_slice.inputs[k]].buffer] for k in (1, 2))
+    shifted = tfl.schema.BufferT()
+    values = begin.data.view("<i4").copy()
+    values[1] += 1
+    shifted.data = values.view("uint8")
+    rewritten.buffers.append(shifted)
+    moved = tfl.schema.TensorT()
+    moved.shape, moved.type, moved.buffer = [4], tfl.schema.TensorType.INT32, \
+        len(rewritten.buffers) - 1
+    sg.tensors.append(moved)
+    ends = end.data.view("<i4").copy()
+    ends[1] += 1
+    grown = tfl.schema.BufferT()
+    grown.data = ends.view("uint8")
+    rewritten.buffers.append(grown)
+    moved_end = tfl.schema.TensorT()
+    moved_end.shape, moved_end.type, moved_end.buffer = [4], tfl.schema.TensorType.INT32, \
+        len(rewritten.buffers) - 1
+    sg.tensors.append(moved_end)
+    first_slice.inputs = [first_slice.inputs[0], len(sg.tensors) - 2, len(sg.tensors) - 1,
+                          first_slice.inputs[3]]
+    broken = tfl._pack(rewritten, 1 << 20)
+    inputs = tflm.random_inputs(model, seed=1)
+    assert not identical(outputs(model, inputs), outputs(broken, inputs))
+
+
+def test_cnn_runs_patch_by_patch_in_a_smaller_arena():
+    model = tflite_ops.cnn5(64, classify=False)
+    result = patches.rewrite_patches(model, max_recompute=0.2)
+    assert result.model is not None, result.reason
+    assert result.lower_bound_after < result.lower_bound_before
+    assert result.lower_bound_after == patches.schedule_bound(result.model)
+    assert result.lower_bound_before == patches.schedule_bound(model)
+    assert 0 < result.recompute <= 0.2
+    assert result.macs_after - result.macs_before == \
+        result.stage_macs_after - result.stage_macs_before
+    assert result.macs_after == patches.model_macs(tfl._unpack(result.model, "m"))
+    rows, cols = result.grid
+    assert op_names(result.model).count("CONCATENATION") == rows + 1
+    inputs = tflm.random_inputs(model, seed=7)
+    assert identical(outputs(model, inputs), outputs(result.model, inputs))
+    original_arena = tflm.smallest_arena(model, inputs)
+    patched_arena = tflm.smallest_arena(result.model, inputs)
+    assert patched_arena < original_arena
+
+
+def test_mobilenet_v2_residual_stage():
+    """The searched split of MobileNetV2 (0.35, 96): its outputs unchanged, its bound lower."""
+    model = tflite_ops.mobilenet_v2(0.35, 96)
+    result = patches.rewrite_patches(model, objective=patches.Objective.BOUND)
+    assert result.model is not None, result.reason
+    assert result.lower_bound_after < result.lower_bound_before
+    assert result.recompute <= 0.2
+    inputs = tflm.random_inputs(model, seed=2)
+    assert identical(outputs(model, inputs), outputs(result.model, inputs))
+
+
+def test_the_budget_is_kept():
+    model = tflite_ops.cnn5(64)
+    chosen = []
+    for budget in (0.0, 0.05, 0.5):
+        result = patches.rewrite_patches(model, max_recompute=budget,
+                                         objective=patches.Objective.BOUND)
+        if result.model is None:
+            assert result.reason and result.lower_bound_after == result.lower_bound_before
+        else:
+            assert result.recompute <= budget
+        chosen.append(result.lower_bound_after)
+    # a larger budget admits every candidate a smaller one does
+    assert chosen[0] >= chosen[1] >= chosen[2] and chosen[2] < chosen[0]
+
+
+def test_the_arena_objective_weighs_tflm_s_tail():
+    """Each patch adds operators, and TFLM keeps persistent data per operator: minimising
+    the head's bound alone picks a finer grid than minimising the bound plus that tail."""
+    model = tflite_ops.cnn5(64)
+    head = patches.rewrite_patches(model, objective=patches.Objective.BOUND)
+    arena = patches.rewrite_patches(model, objective=patches.Objective.ARENA)
+    assert head.tail_after is None and arena.tail_after is not None
+    assert head.lower_bound_after <= arena.lower_bound_after
+    head_tail = tflm.allocation(head.model).tail
+    assert arena.lower_bound_after + arena.tail_after <= head.lower_bound_after + head_tail
+    assert arena.tail_before == tflm.allocation(model).tail < arena.tail_after
+
+
+def test_a_converted_model_from_tensorflow(data):
+    """tests/data/tiny_cnn_int8.tflite comes from TensorFlow's converter, not from the
+    builder above."""
+    model = (data / "tiny_cnn_int8.tflite").read_bytes()
+    result = patches.rewrite_patches(model, max_recompute=1.0,
+                                     objective=patches.Objective.BOUND)
+    assert result.model is not None, result.reason
+    inputs = tflm.random_inputs(model, seed=4)
+    assert identical(outputs(model, inputs), outputs(result.model, inputs))
+
+
+def test_no_stage_no_rewrite():
+    model = tflite_ops.two_adds()  # [4, 16] tensors: nothing spatial to cut
+    result = patches.rewrite_patches(model)
+    assert result.model is None and "no prefix" in result.reason
+    with pytest.raises(ValueError, match="not a stage"):
+        patches.rewrite_at(model, 0, 2)
+
+
+def test_shapes_that_lie_are_not_walked():
+    """The receptive-field walk trusts the operators' shapes: a convolution whose output
+    shape is not the one its padding and stride give ends the stage before it."""
+    model, last = mixed_stage()
+    tree = tfl._unpack(model, "m.tflite")
+    sg = tree.subgraphs[0]
+    first = sg.operators[0]
+    sg.tensors[first.outputs[0]].shape = [1, 22, 23, 8]  # SAME, stride 2 on 45: 23
+    lying = tfl._pack(tree, 1 << 20)
+    assert patches.candidate_stages(tfl._unpack(lying, "m")) == []
+    assert patches.rewrite_patches(lying).model is None
+    with pytest.raises(InputError, match="not a TFLite flatbuffer"):
+        patches.rewrite_patches(model[:6])
