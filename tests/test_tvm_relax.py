@@ -272,3 +272,35 @@ def test_failures_say_the_stage(tmp_path, capsys, op, line):
     assert main(["plan", str(path), "--check-run"]) == 2
     err = capsys.readouterr().err
     assert line in err and "internal error" not in err
+
+
+def test_dim_specialises_a_pt2_for_tvm(tmp_path, capsys):
+    import torch
+
+    from memplan.runtimes.pt2 import load_exported, symbolic_dims
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(16, 32)
+            self.fc2 = torch.nn.Linear(32, 16)
+
+        def forward(self, x):
+            return self.fc2(torch.relu(self.fc1(x))) + x
+
+    torch.manual_seed(0)
+    batch = torch.export.Dim("batch", min=1, max=64)
+    path = tmp_path / "dyn.pt2"
+    torch.export.save(torch.export.export(Net().eval(), (torch.randn(4, 16),),
+                                          dynamic_shapes=({0: batch},)), path)
+    (symbol,) = symbolic_dims(load_exported(path))
+    code = main(["plan", str(path), "--runtime", "tvm", "--dim", f"{symbol}=8", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0
+    (arena,) = document["arenas"]
+    # fc1+relu fused: its output (8x32 f32) is the one tensor; fc2+add writes the result.
+    assert arena["memplan"] == arena["lower_bound"] == 8 * 32 * 4
+    # Left symbolic, StaticPlanBlockMemory sizes the storage at the exported bound of 64.
+    assert main(["plan", str(path), "--runtime", "tvm", "--json"]) == 0
+    (arena,) = json.loads(capsys.readouterr().out)["arenas"]
+    assert arena["memplan"] == 64 * 32 * 4
