@@ -447,3 +447,40 @@ def test_a_long_step_is_shown_after_a_second():
     assert str(progress.__rich__()) == ""  # under a second: nothing shown
     progress.started -= SHOW_AFTER + 1
     assert str(progress.__rich__()) == "lowering  2 s"
+
+
+class _DynamicBatch(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.fc2 = torch.nn.Linear(32, 16)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x))) + x
+
+
+def test_dim_specialises_a_dynamic_batch_before_lowering(tmp_path, capsys):
+    from memplan.runtimes.pt2 import load_exported, symbolic_dims
+
+    torch.manual_seed(0)
+    batch = torch.export.Dim("batch", min=1, max=64)
+    path = tmp_path / "dyn.pt2"
+    torch.export.save(torch.export.export(_DynamicBatch().eval(), (torch.randn(4, 16),),
+                                          dynamic_shapes=({0: batch},)), path)
+    (symbol,) = symbolic_dims(load_exported(path)).values()
+    assert (symbol.input, symbol.axis, symbol.lower, symbol.upper) == ("x", 0, 1, 64)
+    totals = {}
+    for dims in ([], ["--dim", f"{symbol.name}=8"]):
+        assert main(["plan", str(path), "--json", *dims]) == 0
+        document = json.loads(capsys.readouterr().out)
+        totals[bool(dims)] = sum(a["memplan"] for a in document["arenas"])
+        pinned = any("dynamic shapes planned at their upper bounds" in n
+                     for n in document["notes"])
+        assert pinned != bool(dims)
+    # Pinned at 8 rows of 64 a planned at ExecuTorch's upper bound of 64.
+    assert totals[True] * 8 <= totals[False] * 2 and totals[True] < totals[False]
+    assert main(["plan", str(path), "--dim", "batch=8"]) == 2
+    assert f"--dim batch: no input dimension of the program is that symbol (its: " \
+        f"{symbol.name} (x dim 0))" in capsys.readouterr().err
+    assert main(["plan", str(path), "--dim", f"{symbol.name}=65"]) == 2
+    assert "outside the range the program was exported for ([1, 64])" in capsys.readouterr().err

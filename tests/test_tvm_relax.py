@@ -28,6 +28,12 @@ def mlp(tmp_path):
     return path
 
 
+# After the fused pipeline (FoldConstant, FuseOps): matmul+add+relu is one kernel and the
+# second matmul+add+add writes the result, which TVM allocates outside the plan; live at
+# it: relu's output (512 B) and the transposed w2 (2048 B).
+MLP_FUSED_BOUND = 512 + 2048
+
+
 def test_plan_relax_script_at_bound_and_runs_identically(mlp, tmp_path, capsys):
     out = tmp_path / "plan.json"
     code = main(["plan", str(mlp), "--runtime", "tvm", "-o", str(out), "--check-run", "--json"])
@@ -35,18 +41,33 @@ def test_plan_relax_script_at_bound_and_runs_identically(mlp, tmp_path, capsys):
     assert code == 0
     assert plan_json_problems(document) == []
     written = json.loads(out.read_text())
-    assert written["functions"]["main"]["size"] == MLP_BOUND
+    assert written["pipeline"] == "fused"
+    assert written["functions"]["main"]["size"] == MLP_FUSED_BOUND
     assert all(t["offset"] % 64 == 0 for t in written["functions"]["main"]["tensors"])
-    text = json.dumps(document)
-    assert "outputs identical" in text or '"identical": true' in text
+    assert document["check"]["identical"] is True
+    assert "fused pipeline: ran @main" in document["check"]["runtime"]
+
+
+def test_unfused_pipeline_on_request(mlp, tmp_path, capsys):
+    out = tmp_path / "plan.json"
+    code = main(["plan", str(mlp), "--relax-pipeline", "unfused", "-o", str(out), "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0
+    written = json.loads(out.read_text())
+    assert written["pipeline"] == "unfused"
+    assert written["functions"]["main"]["size"] == MLP_BOUND > MLP_FUSED_BOUND
+    assert any("unfused Relax pipeline" in n for n in document["notes"])
 
 
 def test_arena_pipeline_for_tvm_compile_users(mlp):
+    import numpy as np
     import tvm
+    from tvm import relax
 
+    import memplan.tvm
     from memplan.runtimes.tvm.relax_arena import (
+        RelaxPipeline,
         arena_pass,
-        arena_pipeline,
         passes_through_planning,
     )
     from memplan.runtimes.tvm.relax_import import load_relax
@@ -54,8 +75,8 @@ def test_arena_pipeline_for_tvm_compile_users(mlp):
     mod = load_relax(str(mlp))
     arenas = []
     with tvm.target.Target("llvm"):
-        planned = tvm.transform.Sequential([*passes_through_planning(), arena_pass(arenas)])(mod)
-        arena_pipeline()(mod)  # the whole pipeline tvm.compile users pass builds too
+        planned = tvm.transform.Sequential([*passes_through_planning(RelaxPipeline.UNFUSED),
+                                            arena_pass(arenas)])(mod)
     (arena,) = arenas
     assert arena.size == MLP_BOUND <= arena.memory.tvm_bytes
     text = planned["main"].script()
@@ -65,6 +86,16 @@ def test_arena_pipeline_for_tvm_compile_users(mlp):
     # Every tensor at a nonzero offset goes through ensure_zero_offset.
     nonzero = sum(1 for off in arena.offsets.values() if off)
     assert nonzero and text.count("ensure_zero_offset") == nonzero
+    # The form the README gives builds and runs, as TVM's own fused build computes.
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal([int(d) for d in p.ty.shape.values]).astype("float32")
+              for p in mod["main"].params]
+    outputs = []
+    for pipeline in (memplan.tvm.arena_pipeline(), relax.get_default_pipeline(
+            tvm.target.Target("llvm"))):
+        vm = relax.VirtualMachine(tvm.compile(mod, "llvm", relax_pipeline=pipeline), tvm.cpu())
+        outputs.append(vm["main"](*[tvm.runtime.tensor(a) for a in inputs])[0].numpy())
+    assert outputs[0].tobytes() == outputs[1].tobytes()
 
 
 def test_unsound_fixed_plan_is_refused(mlp):
@@ -101,18 +132,23 @@ def test_pt2_through_the_driver(tmp_path):
     torch.manual_seed(0)
     path = tmp_path / "net.pt2"
     torch.export.save(torch.export.export(Net().eval(), (torch.randn(1, 3, 8, 8),)), path)
+    unfused = ReadOptions(write=True, extra={"relax_pipeline": "unfused"})
+    _, plan = plan_model(str(path), runtime="tvm", options=unfused)
+    # Unfused, live at the matmul: the flattened activation (8x8x8 f32), the transposed
+    # weight (512x10 f32) and the product (1x10 f32).
+    assert plan.arenas[0].size == 2048 + 20480 + 40 < plan.runtime_total
     fe, plan = plan_model(str(path), runtime="tvm", options=ReadOptions(write=True))
     (arena,) = plan.arenas
-    # Live at the matmul: the flattened activation (8x8x8 f32), the transposed weight
-    # (512x10 f32) and the product (1x10 f32).
-    assert arena.size == 2048 + 20480 + 40
-    assert arena.size < plan.runtime_total
+    # Fused, FoldConstant makes the transposed weight a constant: live at the fused
+    # conv2+relu+add are y and the sum (8x8x8 f32 each).
+    assert arena.size == 2048 + 2048 == plan.runtime_total  # TVM's plan is at the bound too
     check = check_run(fe, plan)
     assert check.identical
-    assert check.planned.arena == arena.size < check.original.arena
+    assert check.planned.arena == arena.size == check.original.arena
 
 
-# Three Relax functions: a helper main calls, and one whose allocations sit under an `if`.
+# Four Relax functions: a helper main calls, one whose allocations sit under an `if`, and
+# one of symbolic batch `n`.
 FUNCTIONS = '''# from tvm.script import ir as I
 # from tvm.script import relax as R
 
@@ -141,26 +177,130 @@ class Module:
         return r
 
     @R.function
+    def dyn(x: R.Tensor(("n", 16), dtype="float32"),
+            w: R.Tensor((16, 16), dtype="float32")) -> R.Tensor(("n", 16), dtype="float32"):
+        with R.dataflow():
+            lv = R.nn.relu(x)
+            lv1 = R.matmul(lv, w, out_dtype="float32")
+            lv2 = R.add(lv1, lv)
+            R.output(lv2)
+        return lv2
+
+    @R.function
     def main(x: R.Tensor((4, 16), dtype="float32"),
              w: R.Tensor((16, 16), dtype="float32")) -> R.Tensor((4, 16), dtype="float32"):
         cls = Module
         with R.dataflow():
             lv: R.Tensor((4, 16), dtype="float32") = R.nn.relu(x)
-            lv1: R.Tensor((4, 16), dtype="float32") = R.add(lv, x)
-            lv2: R.Tensor((4, 16), dtype="float32") = R.multiply(lv1, lv)
+            lv1: R.Tensor((4, 16), dtype="float32") = R.matmul(lv, w, out_dtype="float32")
+            lv2: R.Tensor((4, 16), dtype="float32") = R.add(lv1, lv)
             R.output(lv2)
         gv = cls.helper(lv2, w)
         return gv
 '''
 
 
-def test_every_relax_function_planned_control_flow_refused(tmp_path, capsys):
+@pytest.fixture
+def functions(tmp_path):
     path = tmp_path / "functions.py"
     path.write_text(FUNCTIONS)
-    code = main(["plan", str(path), "--json"])
+    return path
+
+
+def test_every_relax_function_run_symbolic_one_named(functions, capsys):
+    code = main(["plan", str(functions), "--check-run", "--json"])
     document = json.loads(capsys.readouterr().out)
     assert code == 0
     assert plan_json_problems(document) == []
     assert [a["name"] for a in document["arenas"]] == ["helper", "main"]
     assert any(n.startswith("@branchy keeps TVM's plan: allocations under control flow")
                for n in document["notes"])
+    assert any(n.startswith("@dyn: TVM's storage") and "dynamic shape" in n
+               for n in document["notes"])
+    check = document["check"]
+    assert check["identical"] is True
+    assert "ran @branchy, @helper, @main" in check["runtime"]
+    assert "skipped @dyn takes x of symbolic shape [n, 16] (pin it with --dim NAME=N)" \
+        in check["runtime"]
+
+
+def test_dim_pins_a_relax_symbolic_shape(functions, capsys):
+    code = main(["plan", str(functions), "--dim", "n=8", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0
+    dyn = next(a for a in document["arenas"] if a["name"] == "dyn")
+    # relu's output (8x16 f32) lives across the fused matmul+add, which writes the result.
+    assert dyn["memplan"] == dyn["lower_bound"] == 8 * 16 * 4
+    assert "dimensions pinned: n=8" in document["notes"]
+    capsys.readouterr()
+    assert main(["plan", str(functions), "--dim", "batch=8"]) == 2
+    assert "--dim batch: no Relax function's signature has a symbolic dimension of that " \
+        "name (the module's: n)" in capsys.readouterr().err
+
+
+# The failures the run check names by stage: an op TVM 0.27 has no CPU lowering for
+# (its VM code generator refuses it), and one that builds but needs a Disco worker to run.
+UNBUILDABLE = '''# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4, 16), dtype="float32")) -> R.Tensor((4, 4), dtype="float32"):
+        with R.dataflow():
+            a = R.nn.relu(x)
+            b = R.OP(a, x)
+            c = R.add(b, a)
+            d = R.matmul(c, R.permute_dims(c))
+            R.output(d)
+        return d
+'''
+
+
+@pytest.mark.parametrize("op, line", [
+    ("ewise_fma(a, x, x)", "TVM's Relax VM cannot run this model: TVM build failed: TVM's "
+     "own build: CodeGenVM cannot emit this Relax operator directly"),
+    ("ccl.allreduce(a, \"sum\")", "TVM's Relax VM cannot run this model: TVM VM run failed: "
+     "@main:"),
+])
+def test_failures_say_the_stage(tmp_path, capsys, op, line):
+    path = tmp_path / "model.py"
+    text = UNBUILDABLE.replace("OP(a, x)", op)
+    if "allreduce" in op:
+        text = text.replace("R.add(b, a)", "R.add(b, x)")
+    path.write_text(text)
+    assert main(["plan", str(path), "--check-run"]) == 2
+    err = capsys.readouterr().err
+    assert line in err and "internal error" not in err
+
+
+def test_dim_specialises_a_pt2_for_tvm(tmp_path, capsys):
+    import torch
+
+    from memplan.runtimes.pt2 import load_exported, symbolic_dims
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = torch.nn.Linear(16, 32)
+            self.fc2 = torch.nn.Linear(32, 16)
+
+        def forward(self, x):
+            return self.fc2(torch.relu(self.fc1(x))) + x
+
+    torch.manual_seed(0)
+    batch = torch.export.Dim("batch", min=1, max=64)
+    path = tmp_path / "dyn.pt2"
+    torch.export.save(torch.export.export(Net().eval(), (torch.randn(4, 16),),
+                                          dynamic_shapes=({0: batch},)), path)
+    (symbol,) = symbolic_dims(load_exported(path))
+    code = main(["plan", str(path), "--runtime", "tvm", "--dim", f"{symbol}=8", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0
+    (arena,) = document["arenas"]
+    # fc1+relu fused: its output (8x32 f32) is the one tensor; fc2+add writes the result.
+    assert arena["memplan"] == arena["lower_bound"] == 8 * 32 * 4
+    # Left symbolic, StaticPlanBlockMemory sizes the storage at the exported bound of 64.
+    assert main(["plan", str(path), "--runtime", "tvm", "--json"]) == 0
+    (arena,) = json.loads(capsys.readouterr().out)["arenas"]
+    assert arena["memplan"] == 64 * 32 * 4

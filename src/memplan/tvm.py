@@ -5,7 +5,8 @@
 
     executable = tvm.compile(mod, "llvm", relax_pipeline=arena_pipeline())
 
-`arena_pipeline()` is TVM's default Relax pipeline with memplan's arena after
+`arena_pipeline()` is TVM's fused Relax pipeline (`relax.get_default_pipeline(target)`;
+`pipeline="unfused"`: `relax.pipeline.default_build_pipeline`) with memplan's arena after
 `StaticPlanBlockMemory` (`fixed=` applies a plan `memplan plan MODEL --runtime tvm -o
 PLAN.json` wrote). For stack frames on a microcontroller, `tir_pipeline(target)` names
 memplan's TIR pipeline for `tvm.compile(..., tir_pipeline=...)`, and `build(mod, target)`

@@ -26,7 +26,7 @@ from ...plan.contract import (
     Step,
     no_step,
 )
-from ..pt2 import quiet_torch
+from ..pt2 import quiet_torch, specialise
 
 quiet_torch()  # before ExecuTorch's import, which logs through torch's logger
 # ExecuTorch itself: a missing one is said at load, naming memplan[executorch].
@@ -56,6 +56,7 @@ class ExecutorchFrontEnd:
     writes: ClassVar[str | None] = ".pte"
     splits: ClassVar[bool] = True  # a program may have several arenas (mem_ids)
     plans_in_hook: ClassVar[bool] = True
+    takes_dims: ClassVar[bool] = True  # torch.export's symbols, specialised before lowering
 
     def c_header(self, plan, header_path, check=None):  # noqa: ANN001, ANN201
         """One array per planned memory id, aligned at least as ExecuTorch aligns its
@@ -69,7 +70,8 @@ class ExecutorchFrontEnd:
                  else ())
         options.step(f"reading {path}")
         return ModelView(path, self.name, (),
-                         source=_Source(et_program.load_exported(path), pools,
+                         source=_Source(specialise(path, et_program.load_exported(path),
+                                                   dict(options.dims)), pools,
                                         step=options.step))
 
     def lower(self, view: ModelView, planner: ArenaPlanner) -> tuple[ModelView, bytes]:

@@ -13,3 +13,12 @@ imports without apache-tvm installed; a command that needs it says so in one lin
 - `frame_check.py`, `tir_report.py`: `memplan check KERNELS.py` and its report.
 - `targets.py`: the TVM target a memplan target builds for.
 """
+
+from ...plan.contract import Option
+
+RELAX_PIPELINE = Option(
+    "--relax-pipeline", "relax_pipeline", "the TVM Relax pipeline the program is planned "
+    "after: fused (default; relax.get_default_pipeline(target): constants folded, kernels "
+    "fused) or unfused (what tvm.compile(mod, 'llvm') runs when given no pipeline)",
+    "fused", ("fused", "unfused"))
+OPTIONS = (RELAX_PIPELINE,)

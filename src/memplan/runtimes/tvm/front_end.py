@@ -13,8 +13,9 @@ TVM's own plan of the same tensors is its storages side by side.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ...buffers import Arena, BufferRequest, RuntimePlan
 from ...errors import InputError
@@ -31,6 +32,17 @@ from ...plan.contract import (
 FORMAT = "memplan-tvm-relax-arena/1"
 
 
+@dataclass(frozen=True)
+class Source:
+    """What the child needs to import and build the model again."""
+
+    data: bytes
+    suffix: str
+    memory: Any  # relax_plan.RelaxMemory
+    pipeline: str  # RelaxPipeline's value
+    dims: dict[str, int]
+
+
 def _key(function: str, index: int) -> str:
     return f"{function}.{index}"
 
@@ -44,17 +56,28 @@ class TvmRelaxFrontEnd:
     splits: ClassVar[bool] = False  # one arena per function, one memory
     plans_in_hook: ClassVar[bool] = False
 
+    takes_dims: ClassVar[bool] = True
+
     def read(self, path: str, options: ReadOptions) -> ModelView:
-        from .relax_arena import ARENA_ALIGNMENT, TVM_PLANNER
+        from .relax_arena import ARENA_ALIGNMENT, TVM_PLANNER, RelaxPipeline, pipeline_of
         from .relax_import import load_relax
         from .relax_plan import read_relax
+        from .runtime import StageFailed
 
         try:
             data = Path(path).read_bytes()
         except OSError as err:
             raise InputError(path, f"cannot read: {err.strerror}") from None
-        memory = read_relax(load_relax(path, data))
+        pipeline = pipeline_of(options.extra.get("relax_pipeline") or "fused")
+        dims = dict(options.dims)
+        mod = load_relax(path, data, dims=dims)
+        try:
+            memory = read_relax(mod, pipeline=pipeline)
+        except StageFailed as err:
+            raise InputError(path, str(err)) from None
         arenas, notes, details = [], [], {}
+        if dims:
+            notes.append("dimensions pinned: " + ", ".join(f"{k}={v}" for k, v in dims.items()))
         for fm in memory.functions:
             if fm.refused:
                 notes.append(f"@{fm.name} keeps TVM's plan: {fm.refused}")
@@ -80,14 +103,21 @@ class TvmRelaxFrontEnd:
             notes.append(f"largest kernel workspace: {ws.bytes} bytes in @{ws.function} "
                          f"({', '.join(ws.buffers)}), outside any Relax plan: the program "
                          "needs the arena plus this")
+        notes.append(f"planned after TVM's {pipeline.value} Relax pipeline ("
+                     + ("relax.get_default_pipeline(target): constants folded, kernels fused"
+                        if pipeline is RelaxPipeline.FUSED else
+                        "relax.pipeline.default_build_pipeline, one kernel per op")
+                     + "); --relax-pipeline chooses")
         notes.append("lifetimes in each function's binding order after TVM's "
                      "StaticPlanBlockMemory; a tensor at a nonzero offset goes through "
                      "R.memory.ensure_zero_offset (zero-copy: offsets are 64-aligned)")
         if not arenas:
+            why = next((n for n in notes if n.startswith("@")), None)
             raise InputError(path, "no Relax function with tensors StaticPlanBlockMemory "
-                             "planned" + (f" ({notes[0]})" if notes else ""))
+                             f"planned after TVM's {pipeline.value} pipeline"
+                             + (f" ({why})" if why else ""))
         return ModelView(path, self.name, tuple(arenas), tuple(notes), details,
-                         (data, Path(path).suffix.lower(), memory))
+                         Source(data, Path(path).suffix.lower(), memory, pipeline.value, dims))
 
     def write(self, view: ModelView, offsets: Offsets) -> bytes:
         functions = {}
@@ -100,6 +130,7 @@ class TvmRelaxFrontEnd:
                              "offset": placed[b.key], "bytes": b.size}
                             for b in arena.buffers]}
         document = {"format": FORMAT, "model": Path(view.path).name,
+                    "pipeline": view.source.pipeline, "dims": view.source.dims,
                     "alignment": view.arenas[0].alignment, "functions": functions}
         return (json.dumps(document, indent=1) + "\n").encode()
 
@@ -108,28 +139,41 @@ class TvmRelaxFrontEnd:
                 for name, plan in fixed_plans(data, view.path).items()}
 
     def original(self, view: ModelView) -> bytes:
-        """The model as read, with its suffix: the child imports it again and builds it
-        both ways."""
-        data, suffix, _ = view.source
-        return json.dumps({"suffix": suffix}).encode() + b"\n" + data
+        """The model as read, with its suffix, pipeline and pinned dimensions: the child
+        imports it again and builds it both ways."""
+        source = view.source
+        header = {"suffix": source.suffix, "pipeline": source.pipeline, "dims": source.dims}
+        return json.dumps(header).encode() + b"\n" + source.data
 
     def run(self, original: bytes, written: bytes, seed: int, progress: Progress) -> RunCheck:
         from .relax_import import load_relax
-        from .relax_run import DynamicInput, run_both
+        from .relax_run import NoInput, run_both
+        from .runtime import Stage, StageFailed
 
         header, _, data = original.partition(b"\n")
-        suffix = json.loads(header)["suffix"]
+        source = json.loads(header)
+        suffix, dims = source["suffix"], source["dims"]
         progress("original", "importing the model")
         try:
-            mod = load_relax(f"model{suffix}", data, suffix)
+            mod = load_relax(f"model{suffix}", data, suffix, dims=dims)
         except InputError as err:
             raise RuntimeRefused("original", err.reason) from None
         try:
-            result = run_both(mod, fixed_plans(written, "plan"), seed, progress)
-        except DynamicInput as err:
+            result = run_both(mod, fixed_plans(written, "plan"), seed, progress,
+                              source["pipeline"])
+        except NoInput as err:
             raise RuntimeRefused("original", str(err)) from None
+        except StageFailed as err:
+            # TVM failing on the input is no fault of the plan; memplan's own step is.
+            which = "planned" if err.stage is Stage.MEMPLAN else (err.which or "original")
+            raise RuntimeRefused(which, str(err)) from None
+        ran = ", ".join(f"@{n}" for n in result.ran)
+        skipped = "".join(f"; skipped {reason}" for _, reason in result.skipped)
+        differ = "".join(f"; @{n} differs" for n in result.differ)
         return RunCheck(result.identical, Measured(result.tvm_bytes),
-                        Measured(result.memplan_bytes), self.runtime)
+                        Measured(result.memplan_bytes),
+                        f"{self.runtime}, {source['pipeline']} pipeline: ran {ran}"
+                        f"{differ}{skipped}")
 
 
 def fixed_plans(data: bytes, path: str) -> dict[str, tuple[int, dict[int, int]]]:

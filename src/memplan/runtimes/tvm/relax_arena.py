@@ -1,8 +1,9 @@
 """One arena per Relax function at memplan's offsets, as a pass in TVM's own pipeline.
 
-`arena_pipeline()` is TVM 0.27's default Relax build pipeline (the one
-`tvm.compile` runs for a CPU, `relax.pipeline.default_build_pipeline`) with
-`MemplanArena` right after `StaticPlanBlockMemory`: every storage that pass made
+`arena_pipeline()` is one of TVM 0.27's Relax build pipelines (`RelaxPipeline`: by
+default the fused one, `relax.get_default_pipeline(target)`; or the unfused
+`relax.pipeline.default_build_pipeline` that `tvm.compile` runs for a CPU when given
+none) with `MemplanArena` right after `StaticPlanBlockMemory`: every storage that pass made
 for a function (static size, device 0, scope "global") becomes one
 `R.memory.alloc_storage` of memplan's peak, and each tensor is allocated in it at
 memplan's offset. Two traps of the VM shape the rewrite:
@@ -20,6 +21,7 @@ Use: `tvm.compile(mod, target, relax_pipeline=arena_pipeline())`.
 from __future__ import annotations
 
 import dataclasses
+import enum
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,27 +111,35 @@ def rewrite_function(func: Any, arena: FunctionArena) -> Any:
     return relax.Function(func.params, body, func.ret_ty, func.is_pure, func.attrs, func.span)
 
 
+def apply_arenas(mod: Any, arenas: list[FunctionArena] | None = None,
+                 time_limit: float | None = 10.0, fixed: FixedPlans | None = None) -> Any:
+    """`mod` after StaticPlanBlockMemory with every Relax function (not only main) planned
+    and rewritten, or given the `fixed` plans; each function's arena (planned or refused)
+    is appended to `arenas`."""
+    from tvm import relax
+
+    updates = {}
+    for gv, func in mod.functions.items():
+        if not isinstance(func, relax.Function):
+            continue
+        arena = plan_function(read_function(gv.name_hint, func, mod), time_limit, fixed)
+        _check_offsets(arena)
+        if arenas is not None:
+            arenas.append(arena)
+        updates[gv] = rewrite_function(func, arena)
+    for gv, func in updates.items():
+        mod[gv] = func
+    return mod
+
+
 def arena_pass(arenas: list[FunctionArena] | None = None,
                time_limit: float | None = 10.0, fixed: FixedPlans | None = None) -> Any:
-    """The module pass: plan and rewrite every Relax function (not only main), or apply
-    the `fixed` plans; appends each function's arena (planned or refused) to `arenas`."""
+    """`apply_arenas` as a module pass."""
     import tvm
-    from tvm import relax
 
     @tvm.transform.module_pass(opt_level=0, name="memplan.MemplanArena")
     def _pass(mod: Any, _ctx: Any) -> Any:
-        updates = {}
-        for gv, func in mod.functions.items():
-            if not isinstance(func, relax.Function):
-                continue
-            arena = plan_function(read_function(gv.name_hint, func, mod), time_limit, fixed)
-            _check_offsets(arena)
-            if arenas is not None:
-                arenas.append(arena)
-            updates[gv] = rewrite_function(func, arena)
-        for gv, func in updates.items():
-            mod[gv] = func
-        return mod
+        return apply_arenas(mod, arenas, time_limit, fixed)
 
     return _pass
 
@@ -157,38 +167,104 @@ def _check_offsets(arena: FunctionArena) -> None:
         raise InputError(arena.name, f"the arena plan is unsound: {err}") from None
 
 
-def passes_through_planning() -> list[Any]:
-    """TVM 0.27's default Relax build pipeline (`relax.pipeline.default_build_pipeline`,
-    what `tvm.compile` runs for a CPU) up to and including StaticPlanBlockMemory."""
+class RelaxPipeline(enum.Enum):
+    """Which of TVM 0.27's Relax pipelines builds the program memplan plans."""
+
+    # `relax.get_default_pipeline(target)`: LegalizeOps, AnnotateTIROpPattern,
+    # FoldConstant, FuseOps, FuseTIR (the zero pipeline TVM's tutorials apply), then the
+    # lowering: what a user who optimises before building runs; constants are folded and
+    # kernels fused, so fewer and smaller intermediates reach StaticPlanBlockMemory.
+    FUSED = "fused"
+    # `relax.pipeline.default_build_pipeline`: what `tvm.compile(mod, "llvm")` runs when
+    # given no pipeline (TVM 0.27 keeps CPU targets off the fusing one), one kernel per op.
+    UNFUSED = "unfused"
+
+
+def pipeline_of(value: RelaxPipeline | str) -> RelaxPipeline:
+    """The pipeline named by `value` ("fused", "unfused") or itself."""
+    try:
+        return RelaxPipeline(value)
+    except ValueError:
+        known = ", ".join(p.value for p in RelaxPipeline)
+        raise ValueError(f"unknown Relax pipeline {value!r} (known: {known})") from None
+
+
+def _target(target: Any = None) -> Any:
+    import tvm
+
+    if target is not None:
+        return tvm.target.Target(target)
+    return tvm.target.Target.current(allow_none=True) or tvm.target.Target("llvm")
+
+
+def _fused_passes(target: Any) -> tuple[list[Any], list[Any]]:
+    """TVM's own `get_default_pipeline(target)`, from the per-stage lists it is made of,
+    cut after StaticPlanBlockMemory."""
+    from tvm.relax import pipeline as stages
+
+    if target.kind.name == "llvm":
+        # 0.27's `relax.pipeline.dataflow_lower_passes` names a function the CPU backend's
+        # package does not export; its `pipeline` module has all four.
+        from tvm.relax.backend.cpu_generic import pipeline as stages
+    finalize = stages.finalize_passes(target)
+    cut = next(i for i, p in enumerate(finalize) if p.info.name == "StaticPlanBlockMemory") + 1
+    before = [*stages.library_dispatch_passes(target), *stages.legalize_passes(target),
+              *stages.dataflow_lower_passes(target), *finalize[:cut]]
+    return before, finalize[cut:]
+
+
+def passes_through_planning(pipeline: RelaxPipeline | str = RelaxPipeline.FUSED,
+                            target: Any = None) -> list[Any]:
+    """The pipeline's passes up to and including StaticPlanBlockMemory."""
     from tvm.relax import backend
     from tvm.relax import transform as T  # noqa: N812 - TVM's own spelling
 
+    if pipeline_of(pipeline) is RelaxPipeline.FUSED:
+        return _fused_passes(_target(target))[0]
     return [backend.DispatchSampling(), backend.DispatchSortScan(), T.LegalizeOps(),
             T.RewriteDataflowReshape(), T.ToNonDataflow(), T.RemovePurityChecking(),
             T.CallTIRRewrite(), T.StaticPlanBlockMemory()]
 
 
-def passes_after_planning() -> list[Any]:
+def passes_after_planning(pipeline: RelaxPipeline | str = RelaxPipeline.FUSED,
+                          target: Any = None) -> list[Any]:
     """The rest of that pipeline."""
     from tvm.relax import transform as T  # noqa: N812
 
+    if pipeline_of(pipeline) is RelaxPipeline.FUSED:
+        return _fused_passes(_target(target))[1]
     return [T.RewriteCUDAGraph(), T.LowerAllocTensor(), T.KillAfterLastUse(),
             T.LowerRuntimeBuiltin(), T.ComputePrimValue(), T.VMShapeLower(),
             T.AttachGlobalSymbol()]
 
 
+def tvm_pipeline(pipeline: RelaxPipeline | str, target: Any) -> Any:
+    """The pipeline as TVM itself runs it, for `tvm.compile(..., relax_pipeline=...)`."""
+    from tvm import relax
+
+    if pipeline_of(pipeline) is RelaxPipeline.FUSED:
+        return relax.get_default_pipeline(_target(target))
+    return relax.pipeline.default_build_pipeline()
+
+
 def arena_pipeline(arenas: list[FunctionArena] | None = None,
-                   time_limit: float | None = 10.0, fixed: FixedPlans | None = None) -> Any:
-    """TVM 0.27's default Relax build pipeline with memplan's arena after
-    StaticPlanBlockMemory; pass as `tvm.compile(..., relax_pipeline=...)`. `fixed`: apply
-    these plans (e.g. what `memplan plan MODEL --runtime tvm -o PLAN.json` wrote)
-    instead of planning."""
+                   time_limit: float | None = 10.0, fixed: FixedPlans | None = None,
+                   pipeline: RelaxPipeline | str = RelaxPipeline.FUSED) -> Any:
+    """TVM 0.27's Relax build pipeline (`pipeline`: fused, TVM's
+    `get_default_pipeline(target)`, or unfused, its `default_build_pipeline`) with
+    memplan's arena after StaticPlanBlockMemory; pass as `tvm.compile(...,
+    relax_pipeline=...)`. `fixed`: apply these plans (what `memplan plan MODEL --runtime
+    tvm -o PLAN.json` wrote, for the same pipeline) instead of planning."""
     import tvm
+
+    chosen = pipeline_of(pipeline)
 
     @tvm.transform.module_pass(opt_level=0, name="memplan.ArenaPipeline")
     def _pipeline(mod: Any, _ctx: Any) -> Any:
-        return tvm.transform.Sequential([*passes_through_planning(),
-                                         arena_pass(arenas, time_limit, fixed),
-                                         *passes_after_planning()])(mod)
+        target = _target()
+        with target:
+            return tvm.transform.Sequential([*passes_through_planning(chosen, target),
+                                             arena_pass(arenas, time_limit, fixed),
+                                             *passes_after_planning(chosen, target)])(mod)
 
     return _pipeline

@@ -23,8 +23,10 @@ ONNX_SUFFIXES = (".onnx",)
 
 
 def load_relax(path: str, data: bytes | None = None, suffix: str | None = None,
-               shapes: dict[str, list[int]] | None = None) -> Any:
-    """The Relax IRModule of a model file (or of its bytes `data`, with its `suffix`)."""
+               shapes: dict[str, list[int]] | None = None,
+               dims: dict[str, int] | None = None) -> Any:
+    """The Relax IRModule of a model file (or of its bytes `data`, with its `suffix`),
+    its symbolic dimensions named in `dims` pinned (--dim)."""
     require_tvm(path)
     suffix = (suffix or Path(path).suffix).lower()
     if suffix in SCRIPT_SUFFIXES:
@@ -34,11 +36,11 @@ def load_relax(path: str, data: bytes | None = None, suffix: str | None = None,
         from .script import load_script
 
         mod = load_script(path, text)
-        return _as_module(path, mod)
+        return pin_dims(path, _as_module(path, mod), dims or {})
     if suffix in EXPORT_SUFFIXES:
-        return from_exported(path, data)
+        return from_exported(path, data, dims or {})
     if suffix in ONNX_SUFFIXES:
-        return from_onnx_graph(path, data, shapes)
+        return pin_dims(path, from_onnx_graph(path, data, shapes), dims or {})
     raise InputError(path, f"TVM reads a torch.export program (.pt2), an ONNX graph (.onnx) "
                      f"or a Relax module as TVMScript (.py), not '{suffix}'")
 
@@ -71,15 +73,67 @@ def _as_module(path: str, mod: Any) -> Any:
     return mod
 
 
-def from_exported(path: str, data: bytes | None = None) -> Any:
+def symbolic_dims(mod: Any) -> dict[str, list[Any]]:
+    """The symbolic dimensions the Relax functions' signatures define, by name."""
+    from tvm import relax
+
+    found: dict[str, list[Any]] = {}
+    for _, func in sorted(mod.functions.items(), key=lambda kv: kv[0].name_hint):
+        if not isinstance(func, relax.Function):
+            continue
+        for p in func.params:
+            for var in relax.analysis.definable_tir_vars_in_type(p.ty):
+                found.setdefault(var.name, [])
+                if not any(var.same_as(v) for v in found[var.name]):
+                    found[var.name].append(var)
+    return found
+
+
+def pin_dims(path: str, mod: Any, dims: dict[str, int]) -> Any:
+    """`mod` with each symbolic dimension named in `dims` bound to its value in every
+    Relax function that defines it; a name no signature defines is refused."""
+    import tvm
+    from tvm import relax
+
+    if not dims:
+        return mod
+    known = symbolic_dims(mod)
+    for name, value in dims.items():
+        if name not in known:
+            have = ", ".join(known) or "none: every shape is static"
+            raise InputError(path, f"--dim {name}: no Relax function's signature has a "
+                             f"symbolic dimension of that name (the module's: {have})")
+        if value < 1:
+            raise InputError(path, f"--dim {name}={value}: a dimension is at least 1")
+    updates = {}
+    for gv, func in mod.functions.items():
+        if not isinstance(func, relax.Function):
+            continue
+        binding = {v: tvm.tirx.IntImm(str(v.ty.dtype), dims[name]) for name, vars_ in known.items()
+                   if name in dims for v in vars_
+                   if any(v.same_as(d) for p in func.params
+                          for d in relax.analysis.definable_tir_vars_in_type(
+                              p.ty))}
+        if binding:
+            updates[gv] = func.bind_symbolic_vars(binding)
+    out = mod.clone() if hasattr(mod, "clone") else tvm.IRModule(dict(mod.functions),
+                                                                 attrs=mod.attrs)
+    for gv, func in updates.items():
+        out[gv] = func
+    return out
+
+
+def from_exported(path: str, data: bytes | None = None,
+                  dims: dict[str, int] | None = None) -> Any:
     """The Relax module of a .pt2, read as every .pt2 is (`runtimes/pt2.py`: the archive
-    checked first, nothing unpickled without restriction); `data` is the file's bytes
-    when the caller already holds them (the child of a run check)."""
+    checked first, nothing unpickled without restriction), specialised to `dims` before
+    TVM imports it; `data` is the file's bytes when the caller already holds them (the
+    child of a run check)."""
     import tempfile
 
     from tvm.relax.frontend.torch import from_exported_program
 
-    from ..pt2 import load_exported
+    from ..pt2 import load_exported, specialise
 
     if data is None:
         exported = load_exported(path)
@@ -88,6 +142,7 @@ def from_exported(path: str, data: bytes | None = None) -> Any:
             copy = Path(tmp) / Path(path).name
             copy.write_bytes(data)
             exported = load_exported(copy)
+    exported = specialise(path, exported, dims or {})
     try:
         return from_exported_program(exported, keep_params_as_input=False)
     except Exception as err:  # noqa: BLE001 - an op TVM's importer lacks, in its words

@@ -1,7 +1,11 @@
-"""Import apache-tvm on demand: memplan itself must import without it."""
+"""Import apache-tvm on demand: memplan itself must import without it; the stage a Relax
+build or run failed in, named in its one line."""
 
 from __future__ import annotations
 
+import contextlib
+import enum
+from collections.abc import Iterator
 from types import ModuleType
 
 from ...errors import InputError
@@ -30,3 +34,33 @@ def tvm_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+class Stage(enum.Enum):
+    """Where a Relax build or run failed, said first in the failure's line."""
+
+    TVM_BUILD = "TVM build failed"
+    VM_RUN = "TVM VM run failed"
+    MEMPLAN = "memplan's arena rewrite failed (a bug in memplan)"
+
+
+class StageFailed(Exception):
+    def __init__(self, stage: Stage, reason: str):
+        super().__init__(f"{stage.value}: {reason}")
+        self.stage = stage
+        self.reason = reason
+        self.which: str | None = None  # the build it failed in, once known
+
+
+@contextlib.contextmanager
+def stage(which: Stage, what: str = "") -> Iterator[None]:
+    """Run TVM's (or memplan's) step; whatever it raises becomes one line naming the stage
+    (`what` says which function or build)."""
+    try:
+        yield
+    except (InputError, StageFailed):
+        raise
+    except Exception as err:  # noqa: BLE001 - TVM raises its own errors and Python's
+        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+        reason = (lines[0] if lines else type(err).__name__)[:300]
+        raise StageFailed(which, f"{what}: {reason}" if what else reason) from None
