@@ -67,10 +67,12 @@ def floors(view: ModelView, over: Mapping[str, int]) -> tuple[Floor, ...]:
 
 def floor_note(floor: Floor, lower_bound: int, count: int = 3, *, reordered: bool = False
                ) -> str | None:
-    """What sets the floor and what could lower it (None when no operator touches it);
+    """What sets the floor and what could lower it (None when no operator touches it, or
+    when the bound is at the floor and no rewrite could lower it);
     `reordered`: the order planned is already memplan's search's."""
     op = floor.operator
-    if op is None:
+    # At the floor with no rewrite for its operator, there is nothing to act on.
+    if op is None or (lower_bound <= floor.bytes and not op.lowered_by):
         return None
     shown = "; ".join(f"{name} {size:,} B" for name, size in floor.held[:count])
     more = f"; and {len(floor.held) - count} more" if len(floor.held) > count else ""
