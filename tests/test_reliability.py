@@ -36,6 +36,45 @@ def test_runtime_refusing_a_program_is_one_line():
         LoadedProgram(b"not a vmfb", name="x.mlir")
 
 
+# Issue 31: the before program turns each heap buffer into a stack one in the loop; 64 MiB
+# per iteration overflows the runtime's stack, which killed memplan's own process (SIGSEGV).
+STACK_BLOWUP = """func.func @f(%out: memref<16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.alloc() : memref<16777216xf32>
+    %v = memref.load %out[%c0] : memref<16xf32>
+    memref.store %v, %a[%i] : memref<16777216xf32>
+    %w = memref.load %a[%c0] : memref<16777216xf32>
+    memref.store %w, %out[%c1] : memref<16xf32>
+  }
+  return
+}
+"""
+
+
+def test_a_program_that_crashes_the_iree_runtime_is_one_line(tmp_path, capsys):
+    source = tmp_path / "blowup.mlir"
+    source.write_text(STACK_BLOWUP)
+    out = tmp_path / "out.mlir"
+    code = main(["opt", str(source), "--target", "x86_64", "--check-run", "--run-arg", "n=4",
+                 "-o", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and not out.exists()
+    assert err[-1].startswith(f"memplan: {source}: the IREE runtime running the programs died "
+                              "(SIG")
+    assert source.read_text() == STACK_BLOWUP
+
+
+def test_a_memplan_error_in_the_child_comes_back_as_itself():
+    from memplan.plan.child import call_in_child
+
+    with pytest.raises(InputError) as caught:
+        call_in_child("memplan.runtimes.iree.compile:compile_to_vmfb", "func.func @f(",
+                      "x.mlir", name="x.mlir", what="iree-compile")
+    assert caught.value.path == "x.mlir" and "iree-compile failed" in caught.value.reason
+
+
 # --- outputs: never an input, all or none, only on success, each one named ------------------
 
 CSV = "id,lower,upper,size\na,0,2,8\nb,1,3,8\n"
