@@ -232,3 +232,18 @@ def test_argument_names_follow_the_file_as_it_is_now(tmp_path):
     path.write_text("func.func @f(%size: index) {\n  return\n}\n")
     second = load_mlir(str(path))[0]
     assert source_argument_names(functions(second.module)[0], second.lines) == ["size"]
+
+
+def test_an_iree_tool_past_its_time_is_one_line_and_its_group_is_killed():
+    from memplan.runtimes.iree.stages import run_capped
+
+    # The shell's own child would keep the pipes open if only the shell were killed.
+    with pytest.raises(InputError, match=r"^x.mlir: sh did not finish in 1 s$"):
+        run_capped(["sh", "-c", "sleep 120 & wait"], None, "x.mlir", timeout=1)
+
+
+def test_an_iree_tool_runs_under_the_address_space_cap():
+    from memplan.runtimes.iree.stages import TOOL_MEMORY, run_capped
+
+    done = run_capped(["sh", "-c", "ulimit -v"], None, "x.mlir")
+    assert int(done.stdout) * 1024 == TOOL_MEMORY
