@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from types import ModuleType
 
 from ...errors import InputError
@@ -16,6 +17,9 @@ def require_tvm(path: str) -> ModuleType:
     except ImportError as err:
         raise InputError(path, f"reading this file needs TVM ({err}); "
                          f"install it with `pip install memplan[tvm]` ({TVM_PIN})") from None
+    # TVM's importers warn on stderr (`UserWarning: Renaming name x.1 to x_1`): memplan says
+    # what matters in its own one line.
+    warnings.filterwarnings("ignore", module=r"tvm(\.|$)")
     return tvm
 
 
