@@ -277,3 +277,13 @@ def test_an_mlir_file_over_the_byte_limit_is_refused_unread(tmp_path, capsys, mo
     assert main(["check", str(path), "--target", "x86_64"]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
         f"memplan: {path}: more than 100 bytes; memplan reads MLIR files of at most that"]
+
+
+def test_a_target_file_without_a_size_is_read_up_to_the_limit(capsys):
+    # Issue 31 fuzzing of options: `--target /dev/zero` was read forever (stat says 0).
+    from memplan.targets.load import MAX_TARGET_BYTES
+
+    assert main(["targets", "/dev/zero"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"memplan: /dev/zero: more than {MAX_TARGET_BYTES:,} bytes; a target file holds at "
+        "most that"]
