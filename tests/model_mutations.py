@@ -265,6 +265,8 @@ for case in json.loads(sys.stdin.read()):
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 code = main(case["argv"])
+        except SystemExit as exited:  # argparse refusing an option: a user sees its code
+            code = exited.code
         except BaseException as escaped:  # what would be a traceback for a user
             code = f"escaped {type(escaped).__name__}: {escaped}"
         finally:
