@@ -218,8 +218,9 @@ def test_mlir_integers_the_parser_cannot_hold_are_refused_before_it(tmp_path, ca
                                                                      reason):
     path = tmp_path / "wide.mlir"
     path.write_text(_TRANSPOSE.format(value=value))
-    for command in ("check", "opt", "place"):
-        assert main([command, str(path), "--target", "cortex-m55"]) == 2
+    for argv in (["check", "--target", "cortex-m55"], ["opt", "--target", "cortex-m55"],
+                 ["place", "--target", "cortex-m55"], ["plan", "--runtime", "iree"]):
+        assert main([argv[0], str(path), *argv[1:]]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith(f"memplan: {path}:2:88: error: {reason}")
 
