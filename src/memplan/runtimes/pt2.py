@@ -323,7 +323,7 @@ def _check_tensor(path: str, name: str, meta: Any) -> None:
     if not isinstance(meta, dict):
         return
     itemsize = _itemsize(meta.get("dtype")) or 1
-    sizes = meta.get("sizes") or ()
+    sizes = meta.get("sizes", [])
     if not isinstance(sizes, list):  # a mutated field (an integer, a string): not a shape
         raise InputError(path, f"tensor '{_short(name)}': sizes is not a list")
     count = 1
