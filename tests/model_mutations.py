@@ -26,7 +26,17 @@ SEEDS = {
                 REPO / "tests" / "data" / "tiny_attention_f32.tflite"],
     ".onnx": [REPO / "tests" / "data" / "small_cnn.onnx"],
     ".pt2": [REPO / "examples" / "tiny_resnet.pt2"],
+    ".py": [REPO / "examples" / "tvm_mlp.py"],
 }
+# Python that creates MARKER in the working folder if anything evaluates it.
+PAYLOADS = [
+    "__import__('pathlib').Path('MARKER').touch()",
+    "__import__('os').system('touch MARKER')",
+    "open('MARKER', 'w')",
+    "exec(\"open('MARKER', 'w')\")",
+    "T.external_kernel.Path('MARKER').touch()",
+    "I.entry.parse(\"open('MARKER', 'w')\")",
+]
 HUGE = [2**31 - 1, 2**31 - 16, 2**30, 0, -3, 1 << 20]
 
 
@@ -125,6 +135,66 @@ def pt2_op_args(data: bytes, rng: random.Random) -> bytes:
     return _rewritten(data, change)
 
 
+def pt2_json_fields(data: bytes, rng: random.Random) -> bytes:
+    """One field anywhere in `models/model.json` (a symbolic size's expression, a node's
+    target, a name, a number, a list) replaced by a payload string, a huge or negative
+    number, a wrong type or a deep list (issue 31: fields, not only bytes)."""
+    def change(members: dict[str, bytes]) -> None:
+        program = json.loads(members["models/model.json"])
+        holder, key = rng.choice(list(_slots(program)))
+        holder[key] = rng.choice([
+            rng.choice(PAYLOADS), rng.choice(PAYLOADS) + " + 1", "torch.save", "os.system",
+            2**64 + 1, -(2**63) - 1, 10**400 if rng.random() < 0.1 else -1, None, True, 1.5e308,
+            {"as_expr": {"expr_str": rng.choice(PAYLOADS)}}, [[[[[[]]]]]] * 3, "",
+            "x" * 100_000])
+        members["models/model.json"] = json.dumps(program).encode()
+    return _rewritten(data, change)
+
+
+def _slots(value):
+    """(container, key) of every value in a JSON tree."""
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node) \
+            if isinstance(node, list) else ()
+        for key, child in items:
+            yield node, key
+            pending.append(child)
+
+
+def script_mutant(data: bytes, rng: random.Random) -> bytes:
+    """TVMScript with a payload in one of the places a script evaluates (a statement, an
+    attribute value, an annotation, a decorator argument, an assignment) or a token
+    changed."""
+    lines = data.decode().splitlines()
+    payload = rng.choice(PAYLOADS)
+    body = [i for i, line in enumerate(lines) if line.startswith(" " * 8) and line.strip()
+            and not line.strip().startswith(("#", "@", "def ", "return"))]
+    i = rng.choice(body)
+    indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+    how = rng.randrange(6)
+    if how == 0:
+        lines.insert(i, indent + payload)
+    elif how == 1:
+        lines.insert(i, indent + f"T.func_attr({{'a': {payload}}})")
+    elif how == 2:
+        lines.insert(i, indent + f"x_{i}: {payload} = 1")
+    elif how == 3:
+        lines[i] = lines[i].replace("R.", f"({payload}) or R.", 1)
+    elif how == 4:
+        decorated = [j for j, line in enumerate(lines) if line.lstrip().startswith("@")]
+        j = rng.choice(decorated)
+        lines.insert(j, lines[j][:len(lines[j]) - len(lines[j].lstrip())] + f"@({payload})")
+    else:
+        words = lines[i].split()
+        if words:
+            words[rng.randrange(len(words))] = rng.choice(
+                ["(", "]", "R.call_tir", "T.int64(2**70)", "1e999", "x" * 10_000, payload])
+            lines[i] = indent + " ".join(words)
+    return ("\n".join(lines) + "\n").encode()
+
+
 def _rewritten(data: bytes, change) -> bytes:
     with tempfile.TemporaryDirectory() as folder:
         src, dst = Path(folder) / "in.pt2", Path(folder) / "out.pt2"
@@ -135,8 +205,18 @@ def _rewritten(data: bytes, change) -> bytes:
 MUTATIONS = {
     ".tflite": [bit_flips, truncated, tflite_huge_dim],
     ".onnx": [bit_flips, truncated, onnx_huge_dim],
-    ".pt2": [bit_flips, truncated, pt2_huge_dim, pt2_weight_meta, pt2_op_args],
+    ".pt2": [bit_flips, truncated, pt2_huge_dim, pt2_weight_meta, pt2_op_args,
+             pt2_json_fields],
+    ".py": [script_mutant],
 }
+# The markers a payload of these mutations would create if it ran.
+MARKED = {pt2_json_fields, script_mutant}
+# Hostile values of the options every front end takes (issue 31: the CLI options too).
+OPTIONS = [["--dim", "x=-1"], ["--dim", "x=" + "9" * 30], ["--dim", "=3"],
+           ["--time-limit", "-1"], ["--time-limit", "nan"], ["--time-limit", "1e308"],
+           ["--budget", "-5"], ["--budget", "9" * 50], ["--target", "no-such-target"],
+           ["--target", "/dev/zero"], ["--kernels", "cmsis-nn", "--core", "z80"],
+           ["--c-header", "{out}.h", "--plot", "{out}.svg"], ["--json"]]
 
 
 def cases(suffix: str, count: int, seed: int) -> list[Case]:
@@ -150,7 +230,7 @@ def cases(suffix: str, count: int, seed: int) -> list[Case]:
         if suffix == ".onnx":
             data = static_onnx(data)
         made.append(Case(f"{source.stem}-{mutation.__name__}-{i}", mutation(data, rng),
-                         suffix))
+                         suffix, mutation in MARKED))
     if suffix == ".pt2":
         with tempfile.TemporaryDirectory() as name:
             folder = Path(name)
@@ -185,6 +265,8 @@ for case in json.loads(sys.stdin.read()):
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 code = main(case["argv"])
+        except SystemExit as exited:  # argparse refusing an option: a user sees its code
+            code = exited.code
         except BaseException as escaped:  # what would be a traceback for a user
             code = f"escaped {type(escaped).__name__}: {escaped}"
         finally:
@@ -221,11 +303,15 @@ class Batch:
     stderr: str  # the children's own stderr (what escaped every capture)
 
 
+PLAN = ("plan", "{model}", "--summary", "--time-limit", "0")
+
+
 def run_cases(made: list[Case], folder: Path, variants: list[list[str]],
-              one_child_each: bool = False) -> Batch:
-    """Plan every case with each extra argument list of `variants` (`{out}` stands for a
-    path in the case's folder) in one child process, or one child per run when a run may
-    crash natively (TFLM under --check-run)."""
+              one_child_each: bool = False, command: tuple[str, ...] = PLAN) -> Batch:
+    """Run `command` (`{model}` the case's file; default: plan it) on every case with each
+    extra argument list of `variants` (`{out}` stands for a path in the case's folder) in
+    one child process, or one child per run when a run may crash natively (TFLM under
+    --check-run)."""
     jobs, labels = [], []
     for case in made:
         for v, extra in enumerate(variants):
@@ -233,9 +319,9 @@ def run_cases(made: list[Case], folder: Path, variants: list[list[str]],
             home.mkdir()
             model = home / f"model{case.suffix}"
             model.write_bytes(case.data)
-            out = "out.pte" if case.suffix == ".pt2" else "out" + case.suffix
-            argv = ["plan", str(model), "--summary", "--time-limit", "0",
-                    *[a.replace("{out}", str(home / out)) for a in extra]]
+            out = {".pt2": "out.pte", ".py": "out.so"}.get(case.suffix, "out" + case.suffix)
+            argv = [a.replace("{model}", str(model)).replace("{out}", str(home / out))
+                    for a in command] + [a.replace("{out}", str(home / out)) for a in extra]
             jobs.append({"folder": str(home), "argv": argv})
             labels.append((case, tuple(argv), home))
     groups = [[i] for i in range(len(jobs))] if one_child_each else [list(range(len(jobs)))]

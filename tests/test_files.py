@@ -178,3 +178,23 @@ def test_stdout_on_a_full_device_is_one_line_and_writes_nothing(tmp_path):
     assert done.stderr.strip().splitlines() == [
         "memplan: cannot write: No space left on device (the device is full); nothing written"]
     assert not out.exists()
+
+
+def test_a_killed_runs_temporary_file_is_removed_by_the_next_run(tmp_path):
+    # Issue 31: SIGKILL while staging leaves the temporary file; its name says whose it is.
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    out = tmp_path / "plan.csv"
+    dead = tmp_path / f".plan.csv.memplan-{gone.stdout.strip()}-abc123.tmp"
+    alive = tmp_path / f".plan.csv.memplan-{os.getppid()}-def456.tmp"
+    other = tmp_path / ".plan.csv.abc.tmp"  # not memplan's name: left alone
+    for path in (dead, alive, other):
+        path.write_text("partial")
+    outputs = Outputs()
+    outputs.claim(str(out), "plan")
+    outputs.provide_text(str(out), "x\n")
+    outputs.commit(quiet=True)
+    assert out.read_text() == "x\n"
+    assert not dead.exists() and alive.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [out.name, alive.name, other.name])

@@ -62,3 +62,39 @@ def test_fuzz_tflite_check_run(tmp_path):
         names = ", ".join(f"{case} (signal {-code})" for case, _, code in batch.crashed)
         pytest.xfail(f"TFLM crashed natively under --check-run on {names}: runs in a child "
                      "process are the driver issue's work")
+
+
+def test_fuzz_tvmscript_payloads(tmp_path):
+    # Issue 31: payloads in every place a script evaluates, through `plan` and `check`.
+    pytest.importorskip("tvm")
+    made = mm.cases(".py", 6, SEED)
+    assert all(c.marker for c in made)
+    for command in (mm.PLAN, ("check", "{model}", "--target", "cortex-m55")):
+        (tmp_path / command[0]).mkdir()
+        batch = mm.run_cases(made, tmp_path / command[0], [[]], command=command)
+        assert not batch.crashed
+        codes = _check(batch, len(made))
+        assert codes[2]  # refused, in one line
+        assert batch.peak_rss_kib < PEAK_KIB[".pt2"]  # TVM: about what torch takes
+
+
+def test_fuzz_pt2_json_fields(tmp_path):
+    import random
+
+    rng, seed = random.Random(SEED), mm.SEEDS[".pt2"][0].read_bytes()
+    made = [mm.Case(f"json-fields-{i}", mm.pt2_json_fields(seed, rng), ".pt2", True)
+            for i in range(4)]
+    batch = mm.run_cases(made, tmp_path, [["-o", "{out}"]])
+    assert not batch.crashed
+    _check(batch, len(made))
+    assert batch.peak_rss_kib < PEAK_KIB[".pt2"]
+
+
+def test_fuzz_front_end_options(tmp_path):
+    # Every hostile option value on an unmutated model of two front ends: one line or a run.
+    made = [mm.Case("tflite", mm.SEEDS[".tflite"][0].read_bytes(), ".tflite"),
+            mm.Case("onnx", mm.static_onnx(mm.SEEDS[".onnx"][0].read_bytes()), ".onnx")]
+    batch = mm.run_cases(made, tmp_path, mm.OPTIONS)
+    assert not batch.crashed
+    codes = _check(batch, len(made) * len(mm.OPTIONS))
+    assert codes[2] and codes[0]

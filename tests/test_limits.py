@@ -200,3 +200,91 @@ def test_model_dims_past_the_runtimes_integers_are_one_line(tmp_path, capsys):
     assert line.startswith(f"memplan: {onnx_path}: tensor ")
     assert line.endswith("bytes; memplan plans at most 2**40")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["huge.onnx", "huge.tflite"]
+
+
+_TRANSPOSE = ("func.func @f(%a: memref<4x8xf32>, %b: memref<8x4xf32>) {{\n"
+              "  linalg.transpose ins(%a : memref<4x8xf32>) outs(%b : memref<8x4xf32>) "
+              "permutation = [{value}, 0]\n  return\n}}\n")
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    ("18446744073709551617", "an integer of 65 bits"),  # issue 31: SIGSEGV in the parser
+    ("9223372036854775808", "an integer of 64 bits"),
+    ("-9223372036854775809", "an integer of 64 bits"),
+    ("0x1FFFFFFFFFFFFFFFF", "an integer of 65 bits"),
+    ("7" * 140_000, "a number of 140,000 digits"),  # issue 31: 200 s in the parser
+])
+def test_mlir_integers_the_parser_cannot_hold_are_refused_before_it(tmp_path, capsys, value,
+                                                                     reason):
+    path = tmp_path / "wide.mlir"
+    path.write_text(_TRANSPOSE.format(value=value))
+    for argv in (["check", "--target", "cortex-m55"], ["opt", "--target", "cortex-m55"],
+                 ["place", "--target", "cortex-m55"], ["plan", "--runtime", "iree"]):
+        assert main([argv[0], str(path), *argv[1:]]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"memplan: {path}:2:88: error: {reason}")
+
+
+def test_the_refused_integer_crashes_the_bare_parser(tmp_path):
+    # Why the scan exists: without it, IREE's parser kills the process (no exception).
+    import subprocess
+    import sys
+
+    path = tmp_path / "wide.mlir"
+    path.write_text(_TRANSPOSE.format(value="18446744073709551617"))
+    run = subprocess.run([sys.executable, "-c", "import sys\nfrom iree.compiler import ir\n"
+                          "ir.Module.parse(open(sys.argv[1]).read(), ir.Context())", str(path)],
+                         capture_output=True, timeout=120)
+    assert run.returncode < 0
+
+
+def test_numbers_in_range_in_strings_names_and_floats_are_read(tmp_path, capsys):
+    from memplan.ir.load import check_numbers
+
+    text = ("func.func @f() {\n"
+            "  %c = arith.constant -9223372036854775808 : i64\n"
+            "  %d = arith.constant 9223372036854775807 : i64\n"
+            "  %e = arith.constant 0x7FC0000000000000 : f64\n"
+            "  %g = arith.constant 1.18446744073709551617 : f64\n"
+            '  %s = arith.constant dense<"0x0000000000000000000000000000000000000000"> : '
+            "tensor<20xi8> // 18446744073709551617\n"
+            "  return\n}\n")
+    check_numbers("x.mlir", text.encode())
+    path = tmp_path / "ok.mlir"
+    path.write_text(text)
+    assert main(["check", str(path), "--target", "cortex-m55"]) == 0
+
+
+def test_an_mlir_file_over_the_op_limit_is_refused_before_parsing(tmp_path, capsys,
+                                                                  monkeypatch):
+    from memplan.ir import load
+
+    monkeypatch.setattr(load, "MAX_OPS", 5)
+    path = tmp_path / "many.mlir"
+    path.write_text("func.func @f(%a: i32) {\n" + "".join(
+        f"  %v{i} = arith.addi %a, %a : i32\n" for i in range(5)) + "  return\n}\n")
+    assert main(["check", str(path), "--target", "x86_64"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"memplan: {path}: 6 op names; memplan reads at most 5 ops in one file"]
+    assert load.count_op_names(b"%0 = hal.executable.variant 1.5 loc(\"a\":1:2)") == 2
+
+
+def test_an_mlir_file_over_the_byte_limit_is_refused_unread(tmp_path, capsys, monkeypatch):
+    from memplan.ir import load
+
+    monkeypatch.setattr(load, "MAX_MLIR_BYTES", 100)
+    path = tmp_path / "big.mlir"
+    path.write_text("func.func @f() {\n" + " " * 200 + "return\n}\n")
+    assert main(["check", str(path), "--target", "x86_64"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"memplan: {path}: more than 100 bytes; memplan reads MLIR files of at most that"]
+
+
+def test_a_target_file_without_a_size_is_read_up_to_the_limit(capsys):
+    # Issue 31 fuzzing of options: `--target /dev/zero` was read forever (stat says 0).
+    from memplan.targets.load import MAX_TARGET_BYTES
+
+    assert main(["targets", "/dev/zero"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"memplan: /dev/zero: more than {MAX_TARGET_BYTES:,} bytes; a target file holds at "
+        "most that"]

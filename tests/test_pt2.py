@@ -115,3 +115,17 @@ def test_the_element_sizes_are_torchs():
 
     assert {int(code): dtype.itemsize for code, dtype in
             serialize._SERIALIZE_TO_TORCH_DTYPE.items()} == _ITEMSIZE
+
+
+@pytest.mark.parametrize("sizes", [5, "abc", None])
+def test_a_tensor_whose_sizes_are_not_a_list_is_one_line(tmp_path, sizes):
+    # Issue 31: found by the model.json field fuzz (an internal error: 'int' not iterable).
+    def change(members: dict[str, bytes]) -> None:
+        program = json.loads(members["models/model.json"])
+        values = program["graph_module"]["graph"]["tensor_values"]
+        values[next(iter(values))]["sizes"] = sizes
+        members["models/model.json"] = json.dumps(program).encode()
+
+    path = pt2_craft.rewrite(tmp_path / "m.pt2", change)
+    with pytest.raises(InputError, match="sizes is not a list"):
+        check_archive(path)

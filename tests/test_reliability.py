@@ -36,6 +36,45 @@ def test_runtime_refusing_a_program_is_one_line():
         LoadedProgram(b"not a vmfb", name="x.mlir")
 
 
+# Issue 31: the before program turns each heap buffer into a stack one in the loop; 64 MiB
+# per iteration overflows the runtime's stack, which killed memplan's own process (SIGSEGV).
+STACK_BLOWUP = """func.func @f(%out: memref<16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %a = memref.alloc() : memref<16777216xf32>
+    %v = memref.load %out[%c0] : memref<16xf32>
+    memref.store %v, %a[%i] : memref<16777216xf32>
+    %w = memref.load %a[%c0] : memref<16777216xf32>
+    memref.store %w, %out[%c1] : memref<16xf32>
+  }
+  return
+}
+"""
+
+
+def test_a_program_that_crashes_the_iree_runtime_is_one_line(tmp_path, capsys):
+    source = tmp_path / "blowup.mlir"
+    source.write_text(STACK_BLOWUP)
+    out = tmp_path / "out.mlir"
+    code = main(["opt", str(source), "--target", "x86_64", "--check-run", "--run-arg", "n=4",
+                 "-o", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and not out.exists()
+    assert err[-1].startswith(f"memplan: {source}: the IREE runtime running the programs died "
+                              "(SIG")
+    assert source.read_text() == STACK_BLOWUP
+
+
+def test_a_memplan_error_in_the_child_comes_back_as_itself():
+    from memplan.plan.child import call_in_child
+
+    with pytest.raises(InputError) as caught:
+        call_in_child("memplan.runtimes.iree.compile:compile_to_vmfb", "func.func @f(",
+                      "x.mlir", name="x.mlir", what="iree-compile")
+    assert caught.value.path == "x.mlir" and "iree-compile failed" in caught.value.reason
+
+
 # --- outputs: never an input, all or none, only on success, each one named ------------------
 
 CSV = "id,lower,upper,size\na,0,2,8\nb,1,3,8\n"
@@ -193,3 +232,18 @@ def test_argument_names_follow_the_file_as_it_is_now(tmp_path):
     path.write_text("func.func @f(%size: index) {\n  return\n}\n")
     second = load_mlir(str(path))[0]
     assert source_argument_names(functions(second.module)[0], second.lines) == ["size"]
+
+
+def test_an_iree_tool_past_its_time_is_one_line_and_its_group_is_killed():
+    from memplan.runtimes.iree.stages import run_capped
+
+    # The shell's own child would keep the pipes open if only the shell were killed.
+    with pytest.raises(InputError, match=r"^x.mlir: sh did not finish in 1 s$"):
+        run_capped(["sh", "-c", "sleep 120 & wait"], None, "x.mlir", timeout=1)
+
+
+def test_an_iree_tool_runs_under_the_address_space_cap():
+    from memplan.runtimes.iree.stages import TOOL_MEMORY, run_capped
+
+    done = run_capped(["sh", "-c", "ulimit -v"], None, "x.mlir")
+    assert int(done.stdout) * 1024 == TOOL_MEMORY

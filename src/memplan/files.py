@@ -213,7 +213,9 @@ def _umask() -> int:
 
 def _stage(out: _Output, staged: list[tuple[_Output, Path]]) -> None:
     """Write `out` to a temporary file beside its destination, with its final mode; the
-    file is in `staged` from the moment it exists, so whoever unwinds removes it."""
+    file is in `staged` from the moment it exists, so whoever unwinds removes it.
+    A run killed by SIGKILL cannot remove it: its name (`.NAME.memplan-PID-XXXX.tmp`) says
+    whose it is, and the next run writing NAME removes those of processes that are gone."""
     assert out.writer is not None
     try:
         mode = stat.S_IMODE(out.real.stat().st_mode)
@@ -224,8 +226,9 @@ def _stage(out: _Output, staged: list[tuple[_Output, Path]]) -> None:
     import tempfile  # with shutil and three compressors: only when there is a file to write
 
     try:
+        _remove_leftovers(out.real)
         with _ending_signals_held():  # no signal between creating the file and listing it
-            fd, name = tempfile.mkstemp(dir=out.real.parent, prefix=f".{out.real.name}.",
+            fd, name = tempfile.mkstemp(dir=out.real.parent, prefix=_temp_prefix(out.real),
                                         suffix=".tmp")
             tmp = Path(name)
             staged.append((out, tmp))
@@ -277,3 +280,25 @@ def write_text(path: str | Path, text: str) -> None:
 def refuse_overwriting_input(output: str | Path, inputs: list[str | Path]) -> None:
     """An output that names an input would destroy it; say so instead."""
     Outputs(inputs).claim(output, "output")
+
+
+def _temp_prefix(destination: Path) -> str:
+    return f".{destination.name}.memplan-{os.getpid()}-"
+
+
+def _remove_leftovers(destination: Path) -> None:
+    """Remove the temporary files of earlier runs writing `destination` that were killed
+    before they could (their process no longer exists)."""
+    import glob
+
+    pattern = f".{glob.escape(destination.name)}.memplan-*-*.tmp"
+    for leftover in destination.parent.glob(pattern):
+        pid = leftover.name[len(destination.name) + 10:].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            leftover.unlink(missing_ok=True)
+        except OSError:
+            pass  # alive, another user's: not ours to remove

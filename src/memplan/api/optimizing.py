@@ -103,7 +103,8 @@ def compare_runs(originals: Sequence[MlirChunk], rewritten: str,
     calls, skipped = runnable_calls(originals, values)
     if not calls:
         return RunComparisons(skipped, [])
-    return RunComparisons(skipped, check_equivalent(print_chunks(originals), rewritten, calls))
+    return RunComparisons(skipped, check_equivalent(print_chunks(originals), rewritten, calls,
+                                                    name=str(originals[0].path)))
 
 
 def compare_states(originals: Sequence[MlirChunk], chunks: Sequence[MlirChunk], function: str,

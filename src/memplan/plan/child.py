@@ -1,5 +1,8 @@
 """Run a front end's `run` in a child process: the runtime may crash (TFLM's interpreter
 segfaults in some arenas), and a crash there must be one line, not memplan's death.
+`call_in_child` does the same for any function of memplan that runs native code on the
+input (IREE's runtime running a compiled program, `opt --check-run`): what it returns or
+raises comes back; a death, a time limit or a memory limit is a `Crash`.
 
 The parent sends the front end's name and the two models on the child's stdin (pickled:
 our own data, between our own processes); the child reports on a pipe of its own, one
@@ -12,13 +15,17 @@ from __future__ import annotations
 
 import os
 import pickle
+import resource
+import select
 import signal
 import struct
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import InputError, MemplanError
 from .contract import RunCheck
 
 
@@ -41,51 +48,115 @@ class Refusal:
 def run_in_child(front_end: str, original: bytes, written: bytes, seed: int = 0,
                  timeout: float | None = 600.0) -> RunCheck | Crash | Refusal:
     """`FRONT_END.run(original, written, seed)` of the named front end, in a child."""
-    read_end, write_end = os.pipe()
-    env = dict(os.environ)
-    here = str(Path(__file__).resolve().parents[2])  # this memplan's source tree
-    env["PYTHONPATH"] = os.pathsep.join([here, *filter(None, [env.get("PYTHONPATH")])])
-    payload = pickle.dumps((front_end, original, written, seed))
-    try:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "memplan.plan.child", str(write_end)],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(write_end,),
-            env=env)
-    finally:
-        os.close(write_end)
-    messages: list[tuple] = []
-    with os.fdopen(read_end, "rb") as pipe:
-        try:
-            child.stdin.write(payload)
-            child.stdin.close()
-        except BrokenPipeError:
-            pass
-        while (message := _receive(pipe)) is not None:
-            messages.append(message)
-    try:
-        status = child.wait(timeout)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        status = child.wait()
-    last = next((m for m in reversed(messages) if m[0] == "progress"), None)
+    messages, status, _ = _run_child(("run", front_end, original, written, seed), timeout,
+                                     None)
     for m in messages:
         if m[0] == "done":
             return m[1]
         if m[0] == "refused":
             return Refusal(m[1], m[2])
+    return _crash(messages, status)
+
+
+# A child running native code on the input: the time and address space it may take. IREE's
+# runtime and compiler fit well inside both on every test and benchmark program.
+CALL_TIMEOUT = 600.0
+CALL_MEMORY = 8 * 2**30
+
+
+def call_in_child(function: str, *args, name: str, what: str,
+                  timeout: float = CALL_TIMEOUT, memory: int | None = CALL_MEMORY):
+    """`function(*args)` (`memplan.PACKAGE.MODULE:NAME`) in a child process; its result, or
+    the memplan error it raised. A child that dies, runs past `timeout` seconds or past
+    `memory` bytes of address space is an `InputError` on `name`: "WHAT died (SIGABRT)"."""
+    messages, status, timed_out = _run_child(("call", function, args), timeout, memory)
+    for m in messages:
+        if m[0] == "returned":
+            return m[1]
+        if m[0] == "raised":
+            _, cls, attributes, message = m
+            err = cls.__new__(cls)
+            Exception.__init__(err, message)
+            err.__dict__.update(attributes)
+            raise err
+    crash = _crash(messages, status)
+    if timed_out:
+        reason = f"{what} did not finish in {timeout:g} s"
+    elif crash.signal:
+        reason = f"{what} died ({crash.signal})"
+    else:
+        reason = f"{what} failed (exit status {crash.status})"
+    if crash.what:
+        reason += f": {crash.what}"
+    if memory is not None and not timed_out:
+        reason += f"; limits: {timeout:g} s, {memory // 2**30} GiB of address space"
+    raise InputError(name, reason)
+
+
+def _crash(messages: list[tuple], status: int) -> Crash:
+    last = next((m for m in reversed(messages) if m[0] == "progress"), None)
     which, what = (last[1], last[2]) if last else (None, "")
     name = signal.Signals(-status).name if status < 0 else None
     return Crash(which, what, name, status)
 
 
-def _receive(pipe) -> tuple | None:
-    head = pipe.read(8)
+def _run_child(payload: tuple, timeout: float | None, memory: int | None
+               ) -> tuple[list[tuple], int, bool]:
+    """Start the child with `payload` on its stdin; its messages, its exit status, and
+    whether it was killed at `timeout`."""
+    read_end, write_end = os.pipe()
+    env = dict(os.environ)
+    here = str(Path(__file__).resolve().parents[2])  # this memplan's source tree
+    env["PYTHONPATH"] = os.pathsep.join([here, *filter(None, [env.get("PYTHONPATH")])])
+    body = pickle.dumps(payload)
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "memplan.plan.child", str(write_end)],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            pass_fds=(write_end,), env=env,
+            preexec_fn=None if memory is None else lambda: resource.setrlimit(
+                resource.RLIMIT_AS, (memory, memory)))
+    finally:
+        os.close(write_end)
+    messages: list[tuple] = []
+    deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        child.stdin.write(body)
+        child.stdin.close()
+    except BrokenPipeError:
+        pass
+    try:
+        # The deadline covers the reads too: a child that hangs holds the pipe open.
+        while deadline is None or select.select(
+                [read_end], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            if (message := _receive(read_end)) is None:
+                break
+            messages.append(message)
+    finally:
+        os.close(read_end)
+    try:
+        status = child.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        child.kill()
+        return messages, child.wait(), True
+    return messages, status, False
+
+
+def _receive(fd: int) -> tuple | None:
+    head = _read_exactly(fd, 8)
     if len(head) < 8:
         return None
     (length,) = struct.unpack("<Q", head)
-    body = pipe.read(length)
+    body = _read_exactly(fd, length)
     return pickle.loads(body) if len(body) == length else None
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    parts, left = [], size
+    while left and (part := os.read(fd, min(left, 1 << 20))):
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
 
 
 def _send(fd: int, message: tuple) -> None:
@@ -94,10 +165,34 @@ def _send(fd: int, message: tuple) -> None:
 
 
 def _main(fd: int) -> int:
+    payload = pickle.loads(sys.stdin.buffer.read())
+    if payload[0] == "call":
+        return _call(fd, payload[1], payload[2])
+    return _run(fd, *payload[1:])
+
+
+def _call(fd: int, function: str, args: tuple) -> int:
+    import importlib
+
+    module, _, name = function.partition(":")
+    assert module.startswith("memplan."), function  # our own functions only
+    try:
+        value = getattr(importlib.import_module(module), name)(*args)
+    except MemplanError as err:
+        _send(fd, ("raised", type(err), dict(err.__dict__), str(err)))
+        return 0
+    except Exception as err:  # memplan's own bug, said in one line by the parent
+        _send(fd, ("progress", None, f"{type(err).__name__}: {str(err).splitlines()[0][:200]}"
+                   if str(err) else type(err).__name__))
+        return 1
+    _send(fd, ("returned", value))
+    return 0
+
+
+def _run(fd: int, front_end: str, original: bytes, written: bytes, seed: int) -> int:
     from . import entry_for, load, names
     from .contract import RuntimeRefused
 
-    front_end, original, written, seed = pickle.loads(sys.stdin.buffer.read())
     assert front_end in names()
     runner = load(entry_for("", front_end))
     try:

@@ -409,8 +409,11 @@ def _check_tensor(path: str, name: str, meta: Any) -> None:
     if not isinstance(meta, dict):
         return
     itemsize = _itemsize(meta.get("dtype")) or 1
+    sizes = meta.get("sizes", [])
+    if not isinstance(sizes, list):  # a mutated field (an integer, a string): not a shape
+        raise InputError(path, f"tensor '{_short(name)}': sizes is not a list")
     count = 1
-    for i, dim in enumerate(meta.get("sizes") or ()):
+    for i, dim in enumerate(sizes):
         value = dim.get("as_int") if isinstance(dim, dict) else None
         if not isinstance(value, int):
             continue  # symbolic: bounded by the program's range constraints

@@ -55,7 +55,14 @@ def load_target(name_or_path: str) -> Target:
             if size > MAX_TARGET_BYTES:
                 raise InputError(path, f"{size:,} bytes; a target file holds at most "
                                  f"{MAX_TARGET_BYTES:,}")
-            text = path.read_text(encoding="utf-8")
+            # Read up to the limit: a device or FIFO (`/dev/zero`) has no size to `stat`
+            # and would be read forever.
+            with open(path, "rb") as file:
+                data = file.read(MAX_TARGET_BYTES + 1)
+            if len(data) > MAX_TARGET_BYTES:
+                raise InputError(path, f"more than {MAX_TARGET_BYTES:,} bytes; a target file "
+                                 "holds at most that")
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as err:
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
             raise InputError(path, f"cannot read target file: {reason}") from None

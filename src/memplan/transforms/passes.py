@@ -18,9 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from iree.compiler import ir
+
 from ..analysis.assumptions import Assumption
+from ..diagnostic import Diagnostic
 from ..errors import InputError
 from ..ir import MlirChunk
+from ..ir.source import SourceLoc
 from ..mlir_requests import MlirPlacement
 from ..targets import Target
 from .constant_dest import rewrite_constant_destinations
@@ -115,10 +119,37 @@ def parse_pipeline(text: str) -> list[ModulePass]:
 
 def run_pipeline(chunks: Sequence[MlirChunk], passes: Sequence[ModulePass],
                  context: PassContext) -> RewriteReport:
-    """Every pass on every chunk, chunk after chunk; one report in the order emitted."""
+    """Every pass on every chunk, chunk after chunk; one report in the order emitted.
+
+    A pass whose result for a chunk fails MLIR's verifier is undone for that chunk (it is
+    put back as the pass found it) and said as an error at the chunk's first line, with
+    the verifier's reason: the run then fails (exit 1, nothing written) naming which
+    rewrite could not be made, instead of handing over IR that does not verify (issue 31:
+    `opt --place` on a file whose second chunk loads an alloca size from memory)."""
     report = RewriteReport()
     for chunk in chunks:
         with chunk.context:
             for p in passes:
-                report.extend(p.run(chunk, context))
+                before = chunk.module.operation.clone()
+                done = p.run(chunk, context)
+                reason = _verifier_reason(chunk)
+                if reason is None:
+                    report.extend(done)
+                    before.erase()
+                    continue
+                chunk.module = before.opview  # the broken one is dropped with its last use
+                report.add_refused(Diagnostic(
+                    "error", SourceLoc(str(chunk.path), chunk.first_line, 1),
+                    f"the {p.name} pass cannot rewrite this chunk: its result fails MLIR "
+                    f"verification ({reason}); the chunk is left as it was",
+                    code="rewrite-unverified"))
+                break  # the later passes expect this one's result
     return report
+
+
+def _verifier_reason(chunk: MlirChunk) -> str | None:
+    try:
+        chunk.module.operation.verify()
+    except ir.MLIRError as err:
+        return " ".join(str(err).split())[:300]
+    return None

@@ -9,38 +9,51 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import iree.compiler as iree_compiler
 import iree.runtime as iree_runtime
 import numpy as np
+from iree.compiler.tools.core import CompilerOptions, build_compile_command_line
+from iree.compiler.tools.debugging import TempFileSaver
 
 from ...errors import InputError
+from .stages import run_capped
 
 # A generic CPU keeps results reproducible across machines and silences IREE's
 # "defaulting to a generic CPU" warning; before/after runs use the same flags.
 COMPILE_FLAGS = ("--iree-llvmcpu-target-cpu=generic",)
 
 
+# One compile of one program (check, opt and copies compile single programs; whole models go
+# through `stages.py`'s longer limit).
+COMPILE_TIMEOUT = 600
+
+
 class CompileError(InputError):
     """iree-compile refused the program; the first line of its diagnostic is kept."""
 
 
+def _compile(mlir_text: str, name: str, **options) -> bytes:
+    """`iree.compiler.compile_str`'s command line, run under `stages.run_capped`'s limits."""
+    with TempFileSaver.implicit() as saver:
+        command = build_compile_command_line("-", saver, CompilerOptions(**options))
+    done = run_capped(command, mlir_text.encode(), name, COMPILE_TIMEOUT)
+    if done.returncode != 0:
+        raise _compile_error(name, done.stderr.decode(errors="replace"))
+    return done.stdout
+
+
 def compile_to_vmfb(mlir_text: str, name: str = "<module>",
                     extra_flags: Sequence[str] = ()) -> bytes:
-    try:
-        return iree_compiler.compile_str(
-            mlir_text, target_backends=["llvm-cpu"],
-            extra_args=[*COMPILE_FLAGS, *extra_flags],
-        )
-    except iree_compiler.CompilerToolError as err:
-        raise _compile_error(name, err) from None
+    return _compile(mlir_text, name, target_backends=["llvm-cpu"],
+                    extra_args=[*COMPILE_FLAGS, *extra_flags])
 
 
-def _compile_error(name: str, err: Exception) -> CompileError:
+def _compile_error(name: str, text: str) -> CompileError:
     """Keep the first `error:` diagnostic, with `<stdin>` named as the input."""
-    text = str(err)
     start = text.find("error:")
     if start < 0:
-        return CompileError(name, "iree-compile failed: " + text.strip().splitlines()[0])
+        lines = text.strip().splitlines()
+        return CompileError(name, "iree-compile failed: "
+                            + (lines[0] if lines else "no diagnostic"))
     line_start = text.rfind("\n", 0, start) + 1
     line = text[line_start:].splitlines()[0]
     line = line.split("<stdin>:0:0: warning")[0].replace("<stdin>", name).strip()
@@ -50,13 +63,8 @@ def _compile_error(name: str, err: Exception) -> CompileError:
 def compile_to_stream(mlir_text: str, name: str = "<module>",
                       extra_flags: Sequence[str] = ()) -> str:
     """IREE's `stream` dialect form: where its transients and copies can be counted."""
-    try:
-        return iree_compiler.compile_str(
-            mlir_text, target_backends=["llvm-cpu"],
-            extra_args=[*COMPILE_FLAGS, "--compile-to=stream", *extra_flags],
-        ).decode()
-    except iree_compiler.CompilerToolError as err:
-        raise _compile_error(name, err) from None
+    return _compile(mlir_text, name, target_backends=["llvm-cpu"],
+                    extra_args=[*COMPILE_FLAGS, "--compile-to=stream", *extra_flags]).decode()
 
 
 class LoadedProgram:
@@ -108,10 +116,6 @@ def is_torch_dialect(mlir_text: str) -> bool:
 def to_input_form(mlir_text: str, name: str = "<module>") -> str:
     """IREE's input conversion (torch to linalg/tensor, exported entry points wrapped for
     its ABI): what `iree-compile --compile-to=input` writes."""
-    try:
-        # No debug locations: they would name IREE's `<stdin>`, not the user's file.
-        return iree_compiler.compile_str(
-            mlir_text, extra_args=["--compile-to=input"],
-            output_mlir_debuginfo=False).decode()
-    except iree_compiler.CompilerToolError as err:
-        raise _compile_error(name, err) from None
+    # No debug locations: they would name IREE's `<stdin>`, not the user's file.
+    return _compile(mlir_text, name, extra_args=["--compile-to=input"],
+                    output_mlir_debuginfo=False).decode()

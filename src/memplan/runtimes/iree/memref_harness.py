@@ -49,6 +49,7 @@ from ...ir import MlirChunk, parse_mlir
 from ...ir.source import source_argument_names
 from ...ir.types import has_identity_layout, int_width, memory_space_name, shape_of
 from ...ir.walk import functions, symbol_name, walk
+from ...plan.child import call_in_child
 from .compile import LoadedProgram, compile_to_vmfb
 from .inputs import numpy_dtype, random_array
 
@@ -251,12 +252,23 @@ def _only_public(program: str, names: set[str]) -> str:
 
 
 def check_equivalent(before_text: str, after_text: str, functions_: str | Sequence[str | Call],
-                     seed: int = 0) -> list[Comparison]:
+                     seed: int = 0, name: str = "<memplan harness>") -> list[Comparison]:
     """Compile both programs with IREE (llvm-cpu) and run each function on the same random
-    buffers; `Comparison.identical` says whether every output buffer is bit-identical."""
+    buffers; `Comparison.identical` says whether every output buffer is bit-identical.
+
+    Runs in a child process (`plan.child.call_in_child`): the programs are the user's, and
+    IREE's runtime running them can abort or crash (a heap-to-stack loop exhausting the
+    stack); that death is one line on `name`, not memplan's."""
     if isinstance(functions_, str):
         functions_ = [functions_]
     calls = [c if isinstance(c, Call) else Call(c) for c in functions_]
+    return call_in_child(f"{__name__}:compare_here", before_text, after_text, calls, seed,
+                         name=name, what="the IREE runtime running the programs")
+
+
+def compare_here(before_text: str, after_text: str, calls: Sequence[Call],
+                 seed: int) -> list[Comparison]:
+    """`check_equivalent` in this process."""
     module = parse_mlir(before_text)
     inputs = [random_inputs(signature(module, c.function), seed + k) for k, c in enumerate(calls)]
     before = run_memref_functions(before_text, calls, inputs)

@@ -163,11 +163,12 @@ def reference_vmfb(source: bytes, name: str, target: Target = LLVM_CPU) -> bytes
 
 
 def read_source(path: str) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as err:
-        raise InputError(path, f"cannot read file: {err.strerror or err}") from None
+    """The program's text, held to the limits of every MLIR input (`ir.load.read_mlir_text`:
+    its size, its ops, integers the parser can hold) before iree-compile or the bindings
+    parse it (issue 31: an integer past int64 crashes the parser in memplan's process)."""
+    from ...ir.load import read_mlir_text
+
+    return read_mlir_text(path).encode()
 
 
 __all__ = ["InvocationPeak", "IreeProgram", "invocation_peaks", "read_program", "read_source",

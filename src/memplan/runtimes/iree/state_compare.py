@@ -27,6 +27,7 @@ from ...errors import InputError
 from ...ir.ops import GLOBAL_OPS
 from ...ir.types import is_ranked_tensor, shape_of
 from ...ir.walk import functions, symbol_name
+from ...plan.child import call_in_child
 from .compile import LoadedProgram, compile_to_vmfb
 from .inputs import numpy_dtype, random_array
 
@@ -179,7 +180,21 @@ def random_inputs(module: ir.Module, function: str, rng: np.random.Generator,
 def compare_steps(before: ir.Module, after: ir.Module, function: str, steps: int = 4,
                   seed: int = 0, path: str = "<module>", given: StepInputs = NO_INPUTS,
                   parameters: Sequence[tuple[str, str]] = ()) -> StateComparison:
-    """Run `function` `steps` times on both modules; compare outputs and globals."""
+    """Run `function` `steps` times on both modules; compare outputs and globals.
+
+    In a child process (`plan.child.call_in_child`), as `memref_harness.check_equivalent`:
+    IREE's runtime runs the user's program, and its death is one line on `path`."""
+    return call_in_child(f"{__name__}:compare_here", str(before), str(after), function, steps,
+                         seed, path, given, tuple(parameters), name=path,
+                         what="the IREE runtime running the programs")
+
+
+def compare_here(before_text: str, after_text: str, function: str, steps: int, seed: int,
+                 path: str, given: StepInputs, parameters: Sequence[tuple[str, str]]
+                 ) -> StateComparison:
+    """`compare_steps` in this process, on the modules' text."""
+    context = ir.Context()
+    before, after = (ir.Module.parse(text, context) for text in (before_text, after_text))
     random_inputs(before, function, np.random.default_rng(seed), path, 0, given)  # fail early
     available = given.steps_given()
     if available is not None and available < steps:

@@ -27,6 +27,9 @@ CONTROL_FLOW_OPS = frozenset({"If", "Loop", "Scan"})
 # bytes must fit the packers' arithmetic (2**40, as every size memplan plans).
 MAX_FILE_BYTES = 2**31 - 1
 MAX_NODES = 1_000_000
+# External data (weights in files beside the model) that a reader may load, over all
+# tensors: what one protobuf could have held inline.
+MAX_EXTERNAL_BYTES = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ def load_onnx(path: str | Path, dims: dict[str, int] | None = None) -> OnnxModel
             raise InputError(path, f"{size:,} bytes; an ONNX protobuf holds at most "
                              f"{MAX_FILE_BYTES:,}")
         model = onnx.load(str(path), load_external_data=False)
+        check_external_data(model, path)
     except FileNotFoundError:
         raise InputError(path, "cannot read: no such file") from None
     except InputError:
@@ -180,3 +184,88 @@ def _type_and_shape(value, name: str, path: str, dims: dict[str, int]
             raise InputError(path, f"tensor '{name}': dimension {i} is unknown after shape "
                              "inference")
     return ttype.elem_type, tuple(shape)
+
+
+def check_external_data(model, path: str | Path) -> int:
+    """Check every tensor stored outside the model (`data_location: EXTERNAL`) before
+    anything reads it; its bytes in all. Each names a regular file inside the model's
+    folder (no absolute path, no `..` or symlink out of it) holding exactly the tensor's
+    bytes from its offset: `length`, when given, equals them and ends inside the file;
+    without it, ONNX reads to the end of the file, so the file must end there (a 3 GB file
+    behind a 4-byte tensor was read whole). The total is at most `MAX_EXTERNAL_BYTES`."""
+    import os
+    import stat
+
+    from onnx import TensorProto, helper
+
+    folder = Path(path).resolve().parent
+    total = 0
+    for tensor in _tensors(model):
+        if tensor.data_location != TensorProto.EXTERNAL:
+            continue
+        where = f"tensor '{tensor.name}'"
+        entries = {e.key: e.value for e in tensor.external_data}
+        location = entries.get("location", "")
+        try:
+            offset = int(entries.get("offset", "0") or 0)
+            length = int(entries["length"]) if entries.get("length") else None
+        except ValueError:
+            raise InputError(path, f"{where}: external data offset or length is not an "
+                             "integer") from None
+        target = (folder / location).resolve()
+        if not location or Path(location).is_absolute() or not target.is_relative_to(folder):
+            raise InputError(path, f"{where}: external data '{location[:80]}' is not a file "
+                             "inside the model's folder")
+        try:
+            info = os.stat(target)
+        except OSError as err:
+            raise InputError(path, f"{where}: external data '{location[:80]}': "
+                             f"{err.strerror}") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(path, f"{where}: external data '{location[:80]}' is not a "
+                             "regular file")
+        try:
+            element = helper.tensor_dtype_to_np_dtype(tensor.data_type).itemsize
+        except (KeyError, ValueError, TypeError):
+            raise InputError(path, f"{where}: external data of element type "
+                             f"{tensor.data_type}, which memplan cannot size") from None
+        if any(d < 0 for d in tensor.dims):
+            raise InputError(path, f"{where}: negative dimension")
+        count = 1
+        for d in tensor.dims:
+            count *= d
+        nbytes = count * element
+        if helper.tensor_dtype_to_string(tensor.data_type).endswith(("INT4", "FLOAT4E2M1")):
+            nbytes = -(-count // 2)
+        held = info.st_size - offset if length is None else length
+        if offset < 0 or held != nbytes or offset + nbytes > info.st_size:
+            raise InputError(path, f"{where}: external data '{location[:80]}' holds "
+                             f"{max(held, 0):,} bytes from offset {offset:,} (file of "
+                             f"{info.st_size:,}); the tensor has {nbytes:,}")
+        total += nbytes
+        if total > MAX_EXTERNAL_BYTES:
+            raise InputError(path, f"external data of more than {MAX_EXTERNAL_BYTES:,} "
+                             "bytes; memplan reads at most that")
+    return total
+
+
+def _tensors(model):
+    """Every tensor of the model: initializers, sparse ones, node attributes, subgraphs."""
+    graphs = [model.graph]
+    while graphs:
+        graph = graphs.pop()
+        yield from graph.initializer
+        for sparse in graph.sparse_initializer:
+            yield sparse.values
+            yield sparse.indices
+        for node in graph.node:
+            for attribute in node.attribute:
+                if attribute.HasField("t"):
+                    yield attribute.t
+                yield from attribute.tensors
+                if attribute.HasField("sparse_tensor"):
+                    yield attribute.sparse_tensor.values
+                    yield attribute.sparse_tensor.indices
+                if attribute.HasField("g"):
+                    graphs.append(attribute.g)
+                graphs.extend(attribute.graphs)

@@ -48,12 +48,19 @@ def load_relax(path: str, data: bytes | None = None, suffix: str | None = None,
 def from_onnx_graph(path: str, data: bytes | None,
                     shapes: dict[str, list[int]] | None = None) -> Any:
     import onnx
+    from onnx.external_data_helper import load_external_data_for_model
     from tvm.relax.frontend.onnx import from_onnx
 
+    from ..onnx.model import check_external_data
+
     try:
-        model = onnx.load_from_string(data) if data is not None else onnx.load(path)
+        # External data is checked before it is read (a 3 GB file was read whole).
+        model = onnx.load_from_string(data) if data is not None else \
+            onnx.load(path, load_external_data=False)
     except Exception as err:  # noqa: BLE001 - protobuf's errors, in one line
         raise InputError(path, f"not an ONNX model: {str(err)[:200]}") from None
+    if check_external_data(model, path):
+        load_external_data_for_model(model, str(Path(path).resolve().parent))
     try:
         return from_onnx(model, shape_dict=shapes, keep_params_in_input=False)
     except Exception as err:  # noqa: BLE001 - an op TVM's importer lacks, in its words

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import warnings
 from collections.abc import Iterator
 from types import ModuleType
 
@@ -25,6 +26,9 @@ def require_tvm(path: str) -> ModuleType:
     except ImportError as err:  # installed, but its native library does not load
         raise InputError(path, f"reading this file needs {TVM_PIN}, which does not load "
                          f"({err}): pip install 'memplan[tvm]'") from None
+    # TVM's importers warn on stderr (`UserWarning: Renaming name x.1 to x_1`): memplan says
+    # what matters in its own one line.
+    warnings.filterwarnings("ignore", module=r"tvm(\.|$)")
     return tvm
 
 

@@ -326,12 +326,22 @@ def load_script(path: str | Path, text: str | None = None) -> Any:
         except (OSError, UnicodeDecodeError) as err:
             raise InputError(path, f"cannot read: {err}") from None
     check_script(text, path)
+    import gc
+
     from tvm.script.parser.core.entry import parse
+
+    from ..tflm.interpreter import _captured_stderr
 
     refused: list[str] = []
     try:
-        with _Guard.armed(refused):
-            result = parse(text, extra_vars=dsl_globals())
+        # A failed parse leaves TVM's BlockBuilder to be freed later, whose C++ destructor
+        # logs "BlockBuilder destroyed with remaining blocks!" on fd 2: freed here, unheard.
+        with _captured_stderr(), _Guard.armed(refused):
+            try:
+                result = parse(text, extra_vars=dsl_globals())
+            except Exception:
+                gc.collect()
+                raise
     except Exception as err:  # noqa: BLE001 - TVM raises its own types for bad scripts
         if not refused:
             first = next((line for line in str(err).splitlines() if line.strip()),
