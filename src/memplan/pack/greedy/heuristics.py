@@ -1,7 +1,10 @@
 """Greedy packers: place buffers one by one in some order, each at a gap.
 
 The orders are the ones production planners use:
-- `size`: largest first (TFLite's greedy-by-size arena, XLA's spatial order);
+- `size`: largest first, the longest-lived first among equal sizes (XLA's spatial order);
+- `size-start`: largest first, the first allocated first among equal sizes (TFLite
+  Micro's GreedyMemoryPlanner; on idealloc's S_1 first fit gives 1.0167 of the
+  bound where `size` gives 1.0293, best fit 1.0158 against 1.0249);
 - `duration`: longest-lived first (XLA's temporal order);
 - `area`: largest size x lifetime first;
 - `breadth`: buffers alive at the busiest moments first (TFLite greedy-by-breadth);
@@ -92,6 +95,7 @@ def _area_order(a: ProblemArrays) -> np.ndarray:
 
 ORDERS: dict[str, Order] = {
     "size": lambda a: _lexsort(-a.sizes, -(a.ends - a.starts), a.starts),
+    "size-start": lambda a: _lexsort(-a.sizes, a.starts),
     "duration": lambda a: _lexsort(-(a.ends - a.starts), -a.sizes, a.starts),
     "area": _area_order,
     "breadth": lambda a: _lexsort(-_breadth(a), -a.sizes, a.starts),

@@ -50,12 +50,14 @@ from .status import SolveStatus, VerdictStatus
 from .windows import WindowBound
 
 FIRST_NODE_BUDGET = 1 << 16  # nodes per decision in the first minimising round
-# Layers (layers.py) get this share of the time left, and no more than
-# LAYER_MAX_SECONDS of it per layer above the first when there is no limit: a
-# layer's optimum may be open.
-LAYER_SHARE = 0.8
-LAYER_MAX_SECONDS = 10.0
-LAYER_MIN_SECONDS = 1.0  # left, for the scan for a split and any solving at all
+# Layers (layers.py) get this many search nodes per layer above the first: a
+# layer's optimum may be open. A count of nodes, not seconds, so that the plan
+# does not depend on the machine's load (issue 35).
+LAYER_NODES = 1 << 23
+LAYER_MIN_SECONDS = 1.0  # left before the outer deadline, for the scan for a split
+# Large parts (greedy/improve.py) take their turn once the exact parts' rounds have
+# spent this many nodes (or are done): a count, where it was a share of the time.
+LARGE_TURN_NODES = 1 << 22
 # Under a node budget b, each preorder's search may run to a limit up to b and
 # has run to half of it before: a question can spend this many times b.
 NODES_PER_BUDGET = 2 * len(DEFAULT_ORDERS)
@@ -155,16 +157,17 @@ def _by_parts(
     problem: Problem, parts: list[Part], capacity: int | None, minimize: bool,
     started: float, deadline: float, initial: Solution, workers: int,
     on_progress: Callable[[int, int], None] | None, known: _Known | None = None,
-    windows: bool = True,
+    windows: bool = True, node_cap: int | None = None,
 ) -> ExactResult:
     """Solve each distinct part on its own (identical parts once) and merge.
     `known` carries the parts solved by an earlier call, and learns these.
-    `windows`: the parts' minimising may use time windows for bounds."""
+    `windows`: the parts' minimising may use time windows for bounds. `node_cap`:
+    minimising stops (status "timeout") once the parts have spent that many nodes."""
     groups = _groups(parts, initial, known)
     grain = peak_grain(problem)
     if minimize:
         status = _minimize_groups(groups, capacity, grain, started, deadline, workers,
-                                  on_progress, windows)
+                                  on_progress, windows, node_cap)
     else:
         assert capacity is not None
         status = _fit_groups(groups, capacity, started, deadline, workers, on_progress)
@@ -298,6 +301,7 @@ def _fit_groups(
 def _minimize_groups(
     groups: list[_Group], capacity: int | None, grain: int, started: float, deadline: float,
     workers: int, on_progress: Callable[[int, int], None] | None, windows: bool = True,
+    node_cap: int | None = None,
 ) -> SolveStatus:
     """Lower the highest part until the whole is proven optimal or the time is up.
 
@@ -310,8 +314,10 @@ def _minimize_groups(
     halfway to the floor) with a share of the nodes the fits took
     (LOWER_SHARE), so the plan held improves even when a fit is out of reach.
     No part is ever asked to prove its own optimum below the floor. Parts too
-    large for the exact search are reordered (greedy/improve.py) after a share of the
-    time by their size.
+    large for the exact search are reordered (greedy/improve.py) once the exact
+    parts have spent LARGE_TURN_NODES nodes, or are done: a count, so that the plan
+    does not depend on the load. With `node_cap`, the rounds stop ("timeout") once
+    the exact parts have spent that many nodes.
     """
     budget = FIRST_NODE_BUDGET
     exact = [g for g in groups if not g.large]
@@ -331,14 +337,20 @@ def _minimize_groups(
         plan = _layered(group.problem, group.plan, deadline, workers,
                         _reporter(groups, group, on_progress), by_order=not group.large)
         group.plan, group.peak = plan, plan.peak(group.problem)
-    # The exact parts' share of the time, while the large parts wait for their turn.
-    total = sum(len(g.problem.buffers) for g in groups)
-    share = started + (deadline - started) * sum(len(g.problem.buffers) for g in exact) / total
+    def searched() -> int:
+        return sum(g.nodes for g in exact)
+
     large_done = False
     while open_groups(exact):
         if time.perf_counter() > deadline:
             return SolveStatus.TIMEOUT
-        if not large_done and open_groups(large) and time.perf_counter() > share:
+        at_round = searched()
+        ask = budget
+        if node_cap is not None:  # no question may pass the cap
+            if at_round >= node_cap:
+                return SolveStatus.TIMEOUT
+            ask = min(budget, (node_cap - at_round) // NODES_PER_BUDGET)
+        if not large_done and open_groups(large) and at_round >= LARGE_TURN_NODES:
             _improve_all(open_groups(large), floor(), deadline, groups, on_progress)
             large_done = True
             continue
@@ -347,19 +359,23 @@ def _minimize_groups(
             if group.peak <= floor():
                 continue
             before = run(group).nodes
-            answer = run(group).fit(budget, floor(), capacity)
+            answer = run(group).fit(ask, floor(), capacity)
             group.learn()
             spent += group.nodes - before
             if answer == VerdictStatus.TIMEOUT:
                 return SolveStatus.TIMEOUT
         highest = max(g.peak for g in groups)
-        allowance = max(int(spent * LOWER_SHARE), budget)
+        allowance = max(int(spent * LOWER_SHARE), ask)
+        if node_cap is not None:
+            allowance = min(allowance, node_cap - searched())
         for group in open_groups(exact):
             if group.peak == highest:
-                answer = run(group).lower(budget, floor(), capacity, node_cap=allowance)
+                answer = run(group).lower(ask, floor(), capacity, node_cap=allowance)
                 group.learn()
                 if answer == VerdictStatus.TIMEOUT:
                     return SolveStatus.TIMEOUT
+        if node_cap is not None and searched() == at_round:  # the cap left too few nodes
+            return SolveStatus.TIMEOUT
         budget *= 4
     if not large_done:
         _improve_all(open_groups(large), floor(), deadline, groups, on_progress)
@@ -372,7 +388,8 @@ def _layered(
     by_order: bool = True,
 ) -> Solution:
     """`plan`, or the problem's layers (layers.py) each minimised on its own and
-    stacked, when that is lower. The layers get a share of the time left. With
+    stacked, when that is lower. The layers get LAYER_NODES search nodes per layer
+    above the first (the deadline stays the outer stop). With
     a `capacity` (deciding), a stack that fits it ends the work there. Without
     `by_order`, only layers by name or by runs (runs.py) are looked for (the
     two-run scan of the input order costs seconds on a part too large for the
@@ -385,7 +402,7 @@ def _layered(
     if found is None:
         return plan
     now = time.perf_counter()
-    share = min(deadline - now, LAYER_MAX_SECONDS * (len(found) - 1)) * LAYER_SHARE
+    budget = LAYER_NODES * (len(found) - 1)
     runs = [Problem([problem.buffers[i] for i in layer]) for layer in found]
     # Solved as one problem, each run after the one below it in time: the runs
     # often repeat the same programs, and identical parts are solved once.
@@ -395,13 +412,13 @@ def _layered(
         chained.extend(Buffer(b.id, b.start + shift, b.end + shift, b.size, b.alignment)
                        for b in run.buffers)
     both = Problem(chained)
-    end = now + share
     known: _Known = {}
     parts = split(both)
     # Layers are solved for their plans: a bound on one layer bounds nothing of the
     # stack, so no time goes to time windows (windows.py) here.
-    result = _by_parts(both, parts, None, True, now, end, pack_by_parts(both, parts), workers,
-                       None, known, windows=False)
+    result = _by_parts(both, parts, None, True, now, deadline, pack_by_parts(both, parts),
+                       workers, None, known, windows=False, node_cap=budget)
+    spent = result.nodes
     assert result.solution is not None  # no capacity to miss
     layers: list[Solution] = []
     first = 0
@@ -421,11 +438,15 @@ def _layered(
     for i, run in enumerate(runs):
         if capacity is not None and stack()[0] <= capacity:
             break
-        if time.perf_counter() < end and layers[i].peak(run) > lower_bound(run):
+        if time.perf_counter() > deadline:
+            break
+        if spent < budget and layers[i].peak(run) > lower_bound(run):
             parts = split(run)
-            again = _by_parts(run, parts, None, True, now, end, layers[i], workers, None, known,
-                              windows=False)
+            again = _by_parts(run, parts, None, True, now, deadline, layers[i], workers, None,
+                              known, windows=False,
+                              node_cap=(budget - spent) // (len(runs) - i))
             assert again.solution is not None
+            spent += again.nodes
             layers[i] = again.solution
     peak, bases = stack()
     if peak >= plan.peak(problem):
@@ -443,20 +464,18 @@ def _layered(
 
 def _improve_all(large: list[_Group], target: int, deadline: float, groups: list[_Group],
                  on_progress: Callable[[int, int], None] | None) -> None:
-    """Highest part first, each with an equal share of the time left: the whole's
-    peak is its highest part's, so lowering any other first gains nothing."""
-    ordered = sorted(large, key=lambda g: -g.peak)
-    for k, group in enumerate(ordered):
-        now = time.perf_counter()
-        if now > deadline:
+    """Highest part first, each with its own budget of greedy runs (improve.py): the
+    whole's peak is its highest part's, so lowering any other first gains nothing."""
+    for group in sorted(large, key=lambda g: -g.peak):
+        if time.perf_counter() > deadline:
             return
-        share = now + (deadline - now) / (len(ordered) - k)
-        _improve(group, target, share, _reporter(groups, group, on_progress))
+        _improve(group, target, deadline, _reporter(groups, group, on_progress))
 
 
 def _improve(group: _Group, target: int, deadline: float,
              on_progress: Callable[[int, int], None]) -> SolveStatus:
-    """Reorder a large part's greedy runs until it is at most `target` or time is up."""
+    """Reorder a large part's greedy runs until it is at most `target`, its budget of
+    runs is spent or the deadline passes."""
     from ..greedy.improve import improve
 
     bound = group.bound

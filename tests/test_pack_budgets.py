@@ -1,0 +1,105 @@
+"""Budgets in work, not wall time (issue 35): every share inside the solver is a
+count of search nodes or greedy runs, so the same input gives the same plan at any
+load; `--time-limit` is the only clock, and a limit already spent gives the greedy
+plan at once.
+
+No wall time is asserted. The load is simulated two ways: a clock that jumps ahead
+at every reading (as a machine busy with other work looks to a share of the wall
+time), and a real busy-looping process beside the solver.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+from unittest import mock
+
+import pytest
+
+from memplan.pack import Buffer, PackOptions, PlanStatus, Problem, pack, read_problem, validate
+from memplan.pack.search import exact, layers
+
+FOLDER = Path(__file__).parent / "data" / "minimalloc"
+
+
+def _side_by_side(letters: str) -> Problem:
+    """Programs of minimalloc's instances on one time axis, named apart (`A17`): layers."""
+    buffers = [Buffer(f"{k}{b.id}", b.start, b.end, b.size, b.alignment)
+               for k in letters for b in read_problem(FOLDER / f"{k}.1048576.csv").buffers]
+    return Problem(buffers, len(letters) * 1048576)
+
+
+@pytest.fixture
+def small_layers(monkeypatch):
+    # Three programs (530 buffers) are layered as the eleven of A-K are, at a tenth of the cost.
+    monkeypatch.setattr(layers, "LAYER_FROM", 500)  # the whole, not its layers
+    monkeypatch.setattr(exact, "LAYER_NODES", 1 << 18)
+    return _side_by_side("ABC")
+
+
+def _solve(problem: Problem) -> tuple[int, ...]:
+    """The layers minimised and stacked: every share of them is used up, no capacity
+    ends them early."""
+    from memplan.pack.greedy.heuristics import pack_by_parts
+
+    problem = Problem(problem.buffers)
+    plan = exact._layered(problem, pack_by_parts(problem), math.inf, 2, None)
+    validate(problem, plan)
+    assert plan.strategy == "3 layers"  # the shares under test were used
+    return plan.offsets
+
+
+def test_the_plan_does_not_depend_on_how_fast_the_clock_runs(small_layers):
+    quiet = _solve(small_layers)
+    ticks = itertools.count()
+    real = time.perf_counter
+    # Every reading 5 s later than the last: a share of the wall time would end at once.
+    with mock.patch("time.perf_counter", lambda: real() + 5.0 * next(ticks)):
+        loaded = _solve(small_layers)
+    assert loaded == quiet
+
+
+def test_the_plan_is_the_same_beside_a_busy_process(small_layers):
+    quiet = _solve(small_layers)
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        busy = _solve(small_layers)
+    finally:
+        hog.kill()
+        hog.wait()
+    assert busy == quiet
+
+
+def test_a_deadline_already_spent_returns_the_greedy_plan(small_layers):
+    problem = Problem(small_layers.buffers, 3 * 1048576 - 4096)  # above the greedy plan's reach
+    greedy = pack(Problem(problem.buffers, problem.capacity))
+    assert not greedy.fits
+    late = pack(Problem(problem.buffers, problem.capacity),
+                PackOptions(exact=True, time_limit=1.0, started=time.perf_counter() - 10))
+    assert late.solution.offsets == greedy.solution.offsets
+    assert late.status is PlanStatus.TIMEOUT
+
+
+def test_improvement_stops_after_its_budget_of_runs():
+    from memplan.pack.greedy.heuristics import pack_heuristic
+    from memplan.pack.greedy.improve import improve
+
+    buffers = [Buffer(f"b{i}", (7 * i) % 50, (7 * i) % 50 + 1 + (i % 13), 8 + 8 * (i * 5 % 11))
+               for i in range(300)]
+    problem = Problem(buffers)
+    start = pack_heuristic(problem)
+    runs = []
+    with mock.patch("memplan.pack.greedy.improve.place_arrays",
+                    side_effect=lambda *a, **k: runs.append(1) or _place(*a, **k)):
+        improve(problem, start, float("inf"), target=0, placements=3 * len(buffers))
+    assert len(runs) == 3  # no deadline, an unreachable target: the budget alone stops it
+
+
+def _place(*args, **kwargs):
+    from memplan.pack.greedy.heuristics import place_arrays
+
+    return place_arrays(*args, **kwargs)
