@@ -43,15 +43,16 @@ def test_the_names_resolve() -> None:
 
 def test_check_is_what_the_command_reports() -> None:
     result = api.check(api.read(str(LOOP_ALLOCA)).chunks, "x86_64", path=str(LOOP_ALLOCA))
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(["check", str(LOOP_ALLOCA), "--target", "x86_64"])
     assert code == 1 == result.errors
     last = out.getvalue().rstrip().splitlines()[-1]
     assert last == f"{result.errors} error(s), {result.warnings} warning(s) for target 'x86_64'"
+    # Diagnostics on stderr, in MLIR's form, as editors and CI matchers read them.
     for d in result.diagnostics:
         assert f"{LOOP_ALLOCA}:{d.loc.line}:{d.loc.col}: {d.severity}: {d.message}" \
-            in out.getvalue()
+            in err.getvalue()
 
 
 def test_opt_rejects_what_check_rejects_whatever_the_pipeline() -> None:

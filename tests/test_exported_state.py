@@ -126,9 +126,9 @@ def test_flow_form_with_an_unrelated_context_length_is_refused():
 
 def test_check_warns_exactly_where_opt_rewrites(capsys):
     for path in (REPRO, FLOW, DATA / "kv_export_concat.mlir"):
-        code, out, _ = run_cli(["check", str(path), "--target", "x86_64"], capsys)
+        code, _, err = run_cli(["check", str(path), "--target", "x86_64"], capsys)
         _, _, report = rewritten(path)
-        warned = out.count("state-append-copies") or out.count("writes only the new data")
+        warned = err.count("state-append-copies") or err.count("writes only the new data")
         assert code == 0 and warned == len(report.rewritten) > 0
 
 

@@ -222,7 +222,7 @@ def test_mlir_integers_the_parser_cannot_hold_are_refused_before_it(tmp_path, ca
                  ["place", "--target", "cortex-m55"], ["plan", "--runtime", "iree"]):
         assert main([argv[0], str(path), *argv[1:]]) == 2
         err = capsys.readouterr().err.strip().splitlines()
-        assert len(err) == 1 and err[0].startswith(f"memplan: {path}:2:88: error: {reason}")
+        assert len(err) == 1 and err[0].startswith(f"{path}:2:88: error: {reason}")
 
 
 def test_the_refused_integer_crashes_the_bare_parser(tmp_path):
