@@ -9,8 +9,10 @@ import pytest
 
 from memplan.cli import main
 from memplan.errors import InputError
-from memplan.limits import MAX_VALUE, read_int, shorten
+from memplan.limits import MAX_TOTAL, MAX_VALUE, PACK_MAX_VALUE, read_int, shorten
 from memplan.pack import read_problem
+from memplan.pack.problem import Solution
+from memplan.pack.validate import violations
 from memplan.targets.load import parse_target
 
 HEADER = "id,lower,upper,size\n"
@@ -20,11 +22,13 @@ CSV_CASES = [
     (HEADER + "b,0,1," + "9" * 200_000 + "\n", "field larger than field limit", 2),
     (HEADER + "b,0,1,9223372036854775808\n", "size 9223372036854775808 is above", 2),
     (HEADER + "b,0,1," + "9" * 5000 + "\n", "too long for an integer", 2),
-    (HEADER + "".join(f"b{i},0,1,{2**62}\n" for i in range(3)), "above memplan's limit", 2),
+    (HEADER + f"b,0,1,{2**62 + 1}\n", f"size {2**62 + 1} is above memplan's limit 2**62", 2),
+    (HEADER + "".join(f"b{i},0,1,{2**61}\n" for i in range(3)), "add up to more than 2**62", 3),
+    (HEADER + f"b,0,{2**62 + 1},4\n", "above memplan's limit 2**62", 2),
     (HEADER + f"b,0,{2**64},4\n", "upper 18446744073709551616 is above", 2),
     (HEADER + "b,-1,4,4\n", "lower -1 is negative", 2),
-    ("id,lower,upper,size,alignment\n" + f"b,0,4,4,{2**41}\n", "alignment", 2),
-    ("id,lower,upper,size,offset\n" + f"b,0,4,4,{2**41}\n", "offset", 2),
+    ("id,lower,upper,size,alignment\n" + f"b,0,4,4,{2**62 + 1}\n", "alignment", 2),
+    ("id,lower,upper,size,offset\n" + f"b,0,4,4,{2**62 + 1}\n", "offset", 2),
     (HEADER + 'b,0,1,"4\nc,0,1,4\nd,0,1,4\n', "unmatched quote", 2),
     (HEADER + "\n\n\nb,0,1,4\nc,0,1,4,\n", "expected 4 fields, found 5", 6),
     (HEADER + "b,0,1,4\r\n\r\nc,0,1,4,\r\n", "expected 4 fields, found 5", 4),
@@ -52,16 +56,39 @@ def test_capacity_limits(tmp_path, capsys):
     assert "capacity in the file name" in capsys.readouterr().err
     ok = tmp_path / "b.csv"
     ok.write_text(HEADER + "b,0,1,4\n")
-    with pytest.raises(InputError, match=r"outside \[0, 2\*\*40\]"):
-        read_problem(ok, capacity=2**41)
+    with pytest.raises(InputError, match=r"outside \[0, 2\*\*62\]"):
+        read_problem(ok, capacity=PACK_MAX_VALUE + 1)
+    assert read_problem(ok, capacity=PACK_MAX_VALUE).capacity == PACK_MAX_VALUE
 
 
 def test_largest_accepted_values_pack(tmp_path, capsys):
+    # Three buffers live together whose sizes and alignments add up to MAX_TOTAL
+    # exactly: the peak is the largest any plan can have, yet fits an int64.
+    size = MAX_TOTAL // 4
     path = tmp_path / "big.csv"
     path.write_text("id,lower,upper,size,alignment\n"
-                    + "".join(f"b{i},0,{MAX_VALUE},{MAX_VALUE},{MAX_VALUE}\n" for i in range(3)))
-    assert main(["pack", str(path), "--summary"]) == 0
-    assert f"peak                {3 * MAX_VALUE}" in capsys.readouterr().out
+                    + f"b0,0,{PACK_MAX_VALUE},{size},{size}\n"
+                    + f"b1,0,{PACK_MAX_VALUE},{size - 1},1\n"
+                    + f"b2,{PACK_MAX_VALUE - 1},{PACK_MAX_VALUE},{size - 1},1\n")
+    for mode in ([], ["--exact"]):
+        assert main(["pack", str(path), "--summary", *mode]) == 0
+        assert f"peak                {3 * size - 2}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("mode", [[], ["--exact"]])
+def test_capacities_past_2_40_pack_and_validate(tmp_path, mode):
+    # Sizes around 2**48 under a capacity of 2**50: refused before item 4 of issue 35.
+    capacity = 2**50
+    rows = [(f"b{i}", i, i + 2 + i % 2, 2**48 - 4096 * (i * 37 % 11)) for i in range(40)]
+    path = tmp_path / f"big.{capacity}.csv"
+    path.write_text(HEADER + "".join(f"{b},{lo},{hi},{size}\n" for b, lo, hi, size in rows))
+    out = tmp_path / "plan.csv"
+    assert main(["pack", str(path), *mode, "-o", str(out)]) == 0
+    problem = read_problem(path)
+    assert problem.capacity == capacity
+    plan = read_problem(out, capacity=capacity)
+    offsets = Solution(tuple(b.offset for b in plan.buffers))
+    assert violations(problem, offsets) == []
 
 
 def test_blank_lines_cost_no_memory(tmp_path):

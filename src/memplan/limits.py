@@ -1,10 +1,10 @@
 """The largest numbers memplan accepts, and the one way integers are read.
 
-Every byte count, offset, alignment and capacity of a packing problem, and
-every lifetime position, is at most `MAX_VALUE` (2**40: a terabyte, a
-trillion steps). With that, the sum of all sizes and alignment paddings of a
-problem stays far below 2**63 for any input memplan can hold in memory, so the
-packers' 64-bit arithmetic cannot wrap; `MAX_TOTAL` checks it anyway.
+The front ends that read models, IR and targets take sizes of at most
+`MAX_VALUE` (2**40: a terabyte), so that a whole model's tensors add up far
+below 2**63. A packing problem read as CSV (`memplan pack`) takes any value up
+to `PACK_MAX_VALUE` (2**62) with its total checked against `MAX_TOTAL`: what
+the packers' 64-bit arithmetic allows (see `PACK_MAX_VALUE`).
 Integers are refused by their length before Python converts them, so a
 100,000-digit number is one line of bad input, not a `ValueError` deep inside.
 docs/reliability.md lists every limit and where it is checked.
@@ -13,9 +13,16 @@ docs/reliability.md lists every limit and where it is checked.
 from __future__ import annotations
 
 MAX_VALUE = 2**40
-# Sum over a problem's buffers of size + alignment: a greedy plan's peak is
-# below it, so every offset and peak fits an int64 with room to spare.
+# Sum over a problem's buffers of size + alignment (+ offset, where pinned): a
+# greedy plan's peak is below it, so every offset and peak is at most 2**62.
 MAX_TOTAL = 2**62
+# A packing problem's sizes, alignments, offsets, capacity and lifetime
+# positions. The packers' largest sums are a candidate offset (at most a peak or
+# the capacity, so at most 2**62) rounded up to an alignment and plus a size,
+# the two together at most MAX_TOTAL: below 2**63. Lifetimes are only compared
+# and subtracted; size x lifetime, which can pass int64, is ranked in Python
+# integers (search/decide.py `_areas`, greedy/heuristics.py `_area_order`).
+PACK_MAX_VALUE = 2**62
 # 2**63 has 19 digits; a sign, underscores and leading zeros fit in 40.
 MAX_INT_CHARS = 40
 

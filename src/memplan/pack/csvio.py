@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..errors import InputError
-from ..limits import MAX_INT_CHARS, MAX_TOTAL, MAX_VALUE, read_int, shorten
+from ..limits import MAX_INT_CHARS, MAX_TOTAL, PACK_MAX_VALUE, read_int, shorten
 from .problem import Buffer, Problem, Solution
 
 # The most buffers one CSV may hold. Reading and packing a million takes 720-860 MB
@@ -43,8 +43,8 @@ def capacity_from_name(path: str | Path) -> int | None:
 
 
 def check_capacity(capacity: int, where: str = "--capacity") -> int:
-    if not 0 <= capacity <= MAX_VALUE:
-        raise InputError(where, f"capacity {capacity} is outside [0, 2**40]")
+    if not 0 <= capacity <= PACK_MAX_VALUE:
+        raise InputError(where, f"capacity {capacity} is outside [0, 2**62]")
     return capacity
 
 
@@ -180,10 +180,10 @@ def _parse_lines(lines: Iterable[str], path: str) -> Problem:
         if len(buffers) == MAX_BUFFERS:
             raise InputError(path, f"more than {MAX_BUFFERS:,} buffers, memplan's limit for one "
                              "problem (its memory grows with the buffers)", line)
-        total += buffer.size + buffer.alignment
+        total += buffer.size + buffer.alignment + (buffer.offset or 0)
         if total > MAX_TOTAL:
-            raise InputError(path, "the sizes and alignments add up to more than 2**62 bytes",
-                             line)
+            raise InputError(path, "the sizes, alignments and fixed offsets add up to more "
+                             "than 2**62 bytes", line)
         buffers.append(buffer)
         lines_of.append(line)
     if not buffers:
@@ -203,7 +203,7 @@ def _plain_buffer(row: list[str], at: list[int]) -> Buffer | None:
         lower, upper, size = int(row[at[1]]), int(row[at[2]]), int(row[at[3]])
     except ValueError:
         return None
-    if (buffer_id and 0 <= lower < upper <= MAX_VALUE and 0 < size <= MAX_VALUE
+    if (buffer_id and 0 <= lower < upper <= PACK_MAX_VALUE and 0 < size <= PACK_MAX_VALUE
             and max(len(row[at[1]]), len(row[at[2]]), len(row[at[3]])) <= MAX_INT_CHARS):
         return Buffer(buffer_id, lower, upper, size)
     return None
@@ -217,9 +217,9 @@ def _int_field(fields: dict[str, str], name: str, path: str, line: int, lowest: 
         raise InputError(path, f"{name} {err}", line) from None
     if value < lowest:
         raise InputError(path, f"buffer {shorten(fields['id'])}: {name} {value} {what}", line)
-    if value > MAX_VALUE:
+    if value > PACK_MAX_VALUE:
         raise InputError(path, f"buffer {shorten(fields['id'])}: {name} {value} is above "
-                         "memplan's limit 2**40", line)
+                         "memplan's limit 2**62", line)
     return value
 
 

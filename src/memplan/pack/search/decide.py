@@ -226,7 +226,7 @@ class _Search:
 
 def _areas(sizes: np.ndarray, widths: np.ndarray) -> np.ndarray:
     """size x lifetime, or, where that could pass int64 (sizes and lifetimes up to
-    2**40 each), integers in the same order with the same ties."""
+    2**62 each, limits.PACK_MAX_VALUE), integers in the same order with the same ties."""
     if int(sizes.max(initial=0)) * int(widths.max(initial=0)) < 2**62:
         return sizes * widths
     exact = [int(s) * int(w) for s, w in zip(sizes.tolist(), widths.tolist(), strict=True)]

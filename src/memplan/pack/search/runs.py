@@ -175,7 +175,9 @@ def _dp(core: dict[int, np.ndarray], points: int, shortest: int, longest: int
     """For each number of runs k, the least sum of the bounds of the cores of k
     runs covering all grid points; and back[k, p], where the last of k runs
     covering points [0, p) starts in the best such runs (-1: no such runs)."""
-    never = np.iinfo(np.int64).max // 4
+    # Runs hold disjoint buffers, so a real cost is at most the sum of the sizes
+    # (limits.MAX_TOTAL, 2**62); `never` is above any, and is never added to.
+    never = np.iinfo(np.int64).max
     most = min(MAX_RUNS, points // shortest)
     cost = np.full((most + 1, points + 1), never, dtype=np.int64)
     back = np.full((most + 1, points + 1), -1, dtype=np.int64)
@@ -183,8 +185,10 @@ def _dp(core: dict[int, np.ndarray], points: int, shortest: int, longest: int
     for k in range(1, most + 1):
         for w, bounds in core.items():
             # A run of w steps ending at p (p >= w) starts at p - w.
-            ended = cost[k - 1, :points + 1 - w] + bounds
-            better = (ended < cost[k, w:]) & (cost[k - 1, :points + 1 - w] < never)
+            before = cost[k - 1, :points + 1 - w]
+            reached = before < never
+            ended = np.where(reached, before, 0) + bounds
+            better = (ended < cost[k, w:]) & reached
             cost[k, w:][better] = ended[better]
             back[k, w:][better] = np.arange(points + 1 - w)[better]
     return cost[:, points], back
