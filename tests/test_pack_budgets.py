@@ -103,3 +103,55 @@ def _place(*args, **kwargs):
     from memplan.pack.greedy.heuristics import place_arrays
 
     return place_arrays(*args, **kwargs)
+
+
+def _numbered(problem: Problem) -> Problem:
+    """The same buffers with ids 0, 1, ...: only runs of the input order find its layers."""
+    return Problem([Buffer(str(i), b.start, b.end, b.size, b.alignment)
+                    for i, b in enumerate(problem.buffers)])
+
+
+def test_a_spent_deadline_stops_every_scan_for_layers(small_layers):
+    from memplan.pack.greedy.heuristics import pack_by_parts
+    from memplan.pack.search import runs
+
+    named = Problem(small_layers.buffers)
+    numbered = _numbered(small_layers)
+    below = pack_by_parts(named).peak(named)
+    spent = time.perf_counter() - 1.0
+    # Each scan finds its layers when given the time, and none once the deadline is past.
+    assert layers.by_name(named, below) is not None
+    assert layers.by_name(named, below, spent) is None
+    assert runs.program_runs(numbered, below) is not None
+    assert runs.program_runs(numbered, below, spent) is None
+    assert layers.split_point(numbered) is not None
+    assert layers.split_point(numbered, None, spent) is None
+    assert layers.find_layers(numbered, below, deadline=spent) is None
+
+
+def test_layers_found_past_the_deadline_keep_the_plan_held(small_layers):
+    from memplan.pack.greedy.heuristics import pack_by_parts
+
+    problem = _numbered(small_layers)
+    greedy = pack_by_parts(problem)
+    ticks = itertools.count()
+    real = time.perf_counter
+    # The first reading leaves the time a layer scan needs; every later one is past it.
+    deadline = real() + exact.LAYER_MIN_SECONDS + 3.0
+    with mock.patch("time.perf_counter", lambda: real() + 5.0 * next(ticks)), \
+            mock.patch.object(exact, "_by_parts", wraps=exact._by_parts) as search:
+        plan = exact._layered(problem, greedy, deadline, 1, None)
+    assert search.call_count == 0  # no layers found, so none searched, past the deadline
+    assert plan is greedy
+    validate(problem, plan)
+
+
+def test_minimize_with_a_spent_deadline_gives_a_valid_plan(small_layers):
+    problem = _numbered(small_layers)
+    greedy = pack(Problem(problem.buffers))
+    late = pack(Problem(problem.buffers),
+                PackOptions(exact=True, minimize=True, time_limit=1.0,
+                            started=time.perf_counter() - 10))
+    assert late.status is PlanStatus.GAP
+    validate(problem, late.solution)
+    assert late.peak <= greedy.peak

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from brute import brute_force_peak
@@ -10,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memplan.pack import Buffer, Problem, Solution, lower_bound, read_problem, validate
+from memplan.pack.search import windows as windows_module
 from memplan.pack.search.exact import peak_grain, solve_exact
 from memplan.pack.search.windows import WindowBound, clip, section_bytes, seeds
 
@@ -44,6 +47,19 @@ def raise_from_live_bytes(problem: Problem,
 @pytest.fixture(scope="module", autouse=True)
 def compiled() -> None:
     solve_exact(Problem([Buffer("a", 0, 2, 3), Buffer("b", 1, 3, 2)]), minimize=True)
+
+
+def test_a_spent_deadline_sets_up_no_window() -> None:
+    problem = Problem([*gadget(), *tail()])
+    windows = WindowBound(problem, peak_grain(problem))
+    live = lower_bound(problem)
+    with mock.patch.object(windows_module, "clip", wraps=clip) as clipped:
+        assert windows.raise_bound(live, 1 << 16, time.perf_counter() - 1.0) == live
+    # Clipping a window and building its search is work the search's clock does not see.
+    assert clipped.call_count == 0
+    assert windows.nodes == 0 and windows.proof is None
+    # Given the time, the same windows raise the bound (the test below): 27 -> 28.
+    assert windows.raise_bound(live, 1 << 16) == live + 1
 
 
 def test_the_gadget_needs_more_than_its_live_bytes() -> None:

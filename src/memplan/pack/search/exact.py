@@ -398,7 +398,7 @@ def _layered(
 
     if deadline - time.perf_counter() < LAYER_MIN_SECONDS:  # the scan alone takes that
         return plan
-    found = find_layers(problem, plan.peak(problem), by_order)
+    found = find_layers(problem, plan.peak(problem), by_order, deadline)
     if found is None:
         return plan
     now = time.perf_counter()

@@ -26,12 +26,15 @@ Three ways to find the layers, first by name, then by order:
 Either way every layer must split into parts of at most MAX_LAYER_PART
 buffers and the sum of the layers' bounds must be below the plan held; the
 caller keeps the stacked plan only if it is lower than the one it holds.
+Past the `deadline` (time.perf_counter, the outer `--time-limit`) the scans
+stop and find no layers: the caller keeps the plan it holds.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+import time
 
 from ..bound import lower_bound
 from ..greedy.parts import split
@@ -44,24 +47,26 @@ CANDIDATES = 64  # prefixes tried
 MAX_LAYERS = 64  # more layers than this stack too many bounds to be worth it
 
 
-def find_layers(problem: Problem, below: int | None = None,
-                by_order: bool = True) -> list[list[int]] | None:
+def find_layers(problem: Problem, below: int | None = None, by_order: bool = True,
+                deadline: float = math.inf) -> list[list[int]] | None:
     """The layers, bottom first, each as indices of the problem's buffers in
     input order: by name, else by runs of the input order, else (`by_order`)
-    two runs of it; None when none gives layers whose bounds sum below `below`."""
-    layers = by_name(problem, below)
+    two runs of it; None when none gives layers whose bounds sum below `below`,
+    or the deadline passes."""
+    layers = by_name(problem, below, deadline)
     if layers is None:
-        layers = by_runs(problem, below)
+        layers = by_runs(problem, below, deadline)
     if layers is not None or not by_order:
         return layers
-    found = split_point(problem, below)
+    found = split_point(problem, below, deadline)
     if found is None:
         return None
     n = len(problem.buffers)
     return [list(range(found[0])), list(range(found[0], n))]
 
 
-def by_name(problem: Problem, below: int | None = None) -> list[list[int]] | None:
+def by_name(problem: Problem, below: int | None = None,
+            deadline: float = math.inf) -> list[list[int]] | None:
     """Layers from the programs the buffers' names give (module docstring)."""
     buffers = problem.buffers
     if len(buffers) < LAYER_FROM or any(b.offset is not None for b in buffers):
@@ -71,22 +76,23 @@ def by_name(problem: Problem, below: int | None = None) -> list[list[int]] | Non
         programs.setdefault(b.id.rstrip("0123456789"), []).append(i)
     if not 2 <= len(programs) <= len(buffers) // 2:
         return None
-    return _chained(problem, list(programs.values()), below)
+    return _chained(problem, list(programs.values()), below, deadline)
 
 
-def by_runs(problem: Problem, below: int | None = None) -> list[list[int]] | None:
+def by_runs(problem: Problem, below: int | None = None,
+            deadline: float = math.inf) -> list[list[int]] | None:
     """Layers from the runs of the input order that runs.py finds programs in."""
     buffers = problem.buffers
     if len(buffers) < LAYER_FROM or any(b.offset is not None for b in buffers):
         return None
-    cuts = program_runs(problem, below)
+    cuts = program_runs(problem, below, deadline)
     if cuts is None:
         return None
-    return _chained(problem, [list(range(lo, hi)) for lo, hi in spans(cuts)], below)
+    return _chained(problem, [list(range(lo, hi)) for lo, hi in spans(cuts)], below, deadline)
 
 
-def _chained(problem: Problem, members: list[list[int]],
-             below: int | None) -> list[list[int]] | None:
+def _chained(problem: Problem, members: list[list[int]], below: int | None,
+             deadline: float) -> list[list[int]] | None:
     """Programs (`members`, indices of buffers) chained into layers where their
     lifetimes never meet; None unless every layer splits into parts of at most
     MAX_LAYER_PART buffers and the layers' bounds sum below `below`."""
@@ -110,6 +116,8 @@ def _chained(problem: Problem, members: list[list[int]],
     layers = [sorted(layer) for layer in layers]
     cost = 0
     for layer in layers:
+        if time.perf_counter() > deadline:
+            return None
         run = Problem([buffers[i] for i in layer])
         if max(len(p.indices) for p in split(run)) > MAX_LAYER_PART:
             return None
@@ -119,7 +127,8 @@ def _chained(problem: Problem, members: list[list[int]],
     return layers
 
 
-def split_point(problem: Problem, below: int | None = None) -> tuple[int, int] | None:
+def split_point(problem: Problem, below: int | None = None,
+                deadline: float = math.inf) -> tuple[int, int] | None:
     """(prefix length, sum of the two layers' bounds) for the prefix whose two
     layers split finely with the lowest sum, or None when no prefix does (or a
     buffer is pinned: stacking moves the upper layer), or none does with a sum
@@ -129,19 +138,24 @@ def split_point(problem: Problem, below: int | None = None) -> tuple[int, int] |
     if n < LAYER_FROM or any(b.offset is not None for b in buffers):
         return None
     step = max(1, n // CANDIDATES)
-    best = _best(buffers, range(step, n - step + 1, step))
+    best = _best(buffers, range(step, n - step + 1, step), deadline)
     # The exact cut lowers the sum only where the runs meet (a few buffers'
     # bounds): a grid point far above the plan held is not worth refining.
     if best is None or (below is not None and best[1] >= below + (below >> 4)):
         return None
     # The runs rarely meet on the grid: look one by one around the best prefix.
     k = best[0]
-    return _best(buffers, range(max(1, k - step + 1), min(n, k + step))) or best
+    found = _best(buffers, range(max(1, k - step + 1), min(n, k + step)), deadline) or best
+    return None if time.perf_counter() > deadline else found
 
 
-def _best(buffers: tuple[Buffer, ...], prefixes: range) -> tuple[int, int] | None:
+def _best(buffers: tuple[Buffer, ...], prefixes: range,
+          deadline: float) -> tuple[int, int] | None:
+    """None once the deadline passes: a prefix found before it may be far from the best."""
     best: tuple[int, int] | None = None
     for k in prefixes:
+        if time.perf_counter() > deadline:
+            return None
         lower, upper = Problem(buffers[:k]), Problem(buffers[k:])
         if max(len(p.indices) for p in (*split(lower), *split(upper))) > MAX_LAYER_PART:
             continue

@@ -34,6 +34,8 @@ program may no longer fit its bound.
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,12 +53,14 @@ MAX_CELLS = 1 << 21  # grid points x distinct times: the profiles built at once
 REFINE_SWEEPS = 4
 
 
-def program_runs(problem: Problem, below: int | None = None) -> list[int] | None:
+def program_runs(problem: Problem, below: int | None = None,
+                 deadline: float = math.inf) -> list[int] | None:
     """The cut points (run ends, the last being the problem's length) of the
     input order into programs, or None when it does not fall into two or more
     runs of at most MAX_RUN buffers whose cuts are cheap. A number of runs
     whose best cores' bounds already sum to `below` (the plan held) is skipped:
-    its runs, stacked, would hardly beat that plan."""
+    its runs, stacked, would hardly beat that plan. None, too, once the deadline
+    (time.perf_counter) passes."""
     arrays = problem_arrays(problem)
     n = len(problem.buffers)
     times = np.unique(np.concatenate([arrays.starts, arrays.ends]))
@@ -86,14 +90,17 @@ def program_runs(problem: Problem, below: int | None = None) -> list[int] | None
     best: list[int] | None = None
     rejected = 0
     for k in range(2, len(back)):
+        if time.perf_counter() > deadline:
+            return None
         if below is not None and cores[k] >= below:
             continue
         found = []
         cuts = _grid_cuts(back, k, points)
         if cuts is not None:
-            found.append(_refine([min(n, c * step) for c in cuts], step, columns))
+            found.append(_refine([min(n, c * step) for c in cuts], step, columns, deadline))
         if best is not None and len(best) == k - 1:  # or one more cut in the best k - 1
-            found.append(_refine(_split_one(best, step * shortest, columns), step, columns))
+            found.append(_refine(_split_one(best, step * shortest, columns, deadline), step,
+                                 columns, deadline))
         if not found:
             continue
         cuts = min(found, key=lambda c: sum(columns.bound(lo, hi) for lo, hi in spans(c)))
@@ -106,7 +113,7 @@ def program_runs(problem: Problem, below: int | None = None) -> list[int] | None
         rejected += 1
         if rejected == MAX_REJECTED:
             break
-    return best
+    return None if time.perf_counter() > deadline else best
 
 
 def _sorted_runs(columns: _Columns, n: int) -> list[int] | None:
@@ -206,10 +213,14 @@ def _grid_cuts(back: np.ndarray, k: int, points: int) -> list[int] | None:
     return cuts[::-1]
 
 
-def _split_one(cuts: list[int], shortest: int, columns: _Columns) -> list[int]:
-    """`cuts` with one more: the one that adds the least to the sum of bounds."""
+def _split_one(cuts: list[int], shortest: int, columns: _Columns,
+               deadline: float) -> list[int]:
+    """`cuts` with one more: the one that adds the least to the sum of bounds
+    (of the runs looked at before the deadline; the caller then stops)."""
     best: tuple[int, int] | None = None
     for lo, hi in spans(cuts):
+        if time.perf_counter() > deadline:
+            break
         if hi - lo < 2 * shortest:
             continue
         rows = np.cumsum(columns.rows(lo, hi), axis=0)
@@ -222,14 +233,16 @@ def _split_one(cuts: list[int], shortest: int, columns: _Columns) -> list[int]:
     return cuts if best is None else sorted([*cuts, best[1]])
 
 
-def _refine(cuts: list[int], step: int, columns: _Columns) -> list[int]:
+def _refine(cuts: list[int], step: int, columns: _Columns, deadline: float) -> list[int]:
     """Each cut moved to the position within two grid steps where the two runs
     it separates have the least sum of bounds (the nearer on a tie), left to
-    right, until none moves."""
+    right, until none moves or the deadline passes (the caller then stops)."""
     cuts = list(cuts)
     for _ in range(REFINE_SWEEPS):
         moved = False
         for i in range(len(cuts) - 1):
+            if time.perf_counter() > deadline:
+                return cuts
             lo, hi = (cuts[i - 1] if i else 0), cuts[i + 1]
             first = max(lo + MIN_RUN_STEPS * step, cuts[i] - 2 * step, hi - MAX_RUN)
             last = min(hi - MIN_RUN_STEPS * step, cuts[i] + 2 * step, lo + MAX_RUN)

@@ -31,6 +31,7 @@ problem stops packing.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -130,14 +131,16 @@ class WindowBound:
         """The lowest peak not ruled out, at least `bound` (a multiple of the grain):
         each window asks it under `node_budget` nodes, grows while it packs, and
         raises it while it does not. With `node_cap`, no question is started once
-        this call has spent that many nodes."""
+        this call has spent that many nodes, nor once the deadline has passed (a
+        window's set-up, clipping and a new Decider, is work the search's own
+        deadline checks do not see)."""
         n_sections = len(self._load)
         asked: set[tuple[int, int]] = set()
         stop = math.inf if node_cap is None else self.nodes + node_cap
         for seed in list(self._growing):
             lo, hi = self._growing[seed]
             while hi - lo < n_sections:  # the whole is the exact search's own question
-                if self.nodes >= stop:
+                if self.nodes >= stop or time.perf_counter() > deadline:
                     return bound
                 if (lo, hi) in asked:  # grown into another seed's window: one is enough
                     del self._growing[seed]
