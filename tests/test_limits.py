@@ -24,6 +24,8 @@ CSV_CASES = [
     (HEADER + "b,0,1," + "9" * 5000 + "\n", "too long for an integer", 2),
     (HEADER + f"b,0,1,{2**62 + 1}\n", f"size {2**62 + 1} is above memplan's limit 2**62", 2),
     (HEADER + "".join(f"b{i},0,1,{2**61}\n" for i in range(3)), "add up to more than 2**62", 3),
+    ("id,lower,upper,size,offset\n" + f"a,0,4,{2**61},{2**61}\nb,5,6,1,\n",
+     "highest fixed buffer's end plus", 3),
     (HEADER + f"b,0,{2**62 + 1},4\n", "above memplan's limit 2**62", 2),
     (HEADER + f"b,0,{2**64},4\n", "upper 18446744073709551616 is above", 2),
     (HEADER + "b,-1,4,4\n", "lower -1 is negative", 2),
@@ -70,9 +72,13 @@ def test_largest_accepted_values_pack(tmp_path, capsys):
                     + f"b0,0,{PACK_MAX_VALUE},{size},{size}\n"
                     + f"b1,0,{PACK_MAX_VALUE},{size - 1},1\n"
                     + f"b2,{PACK_MAX_VALUE - 1},{PACK_MAX_VALUE},{size - 1},1\n")
+    out = tmp_path / "plan.csv"
     for mode in ([], ["--exact"]):
-        assert main(["pack", str(path), "--summary", *mode]) == 0
+        assert main(["pack", str(path), "--summary", *mode, "-o", str(out)]) == 0
         assert f"peak                {3 * size - 2}" in capsys.readouterr().out
+        # The plan read back, every buffer pinned at its offset, is within the limits too.
+        plan = read_problem(out)
+        assert violations(read_problem(path), Solution(tuple(b.offset for b in plan.buffers))) == []
 
 
 @pytest.mark.parametrize("mode", [[], ["--exact"]])

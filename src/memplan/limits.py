@@ -13,8 +13,10 @@ docs/reliability.md lists every limit and where it is checked.
 from __future__ import annotations
 
 MAX_VALUE = 2**40
-# Sum over a problem's buffers of size + alignment (+ offset, where pinned): a
-# greedy plan's peak is below it, so every offset and peak is at most 2**62.
+# The highest end of a pinned buffer plus the sum over the other buffers of
+# size + alignment: a greedy plan's peak is below it, so every offset and peak
+# is at most 2**62. (A plan memplan wrote, read back with every buffer pinned,
+# is within it: its peak is.)
 MAX_TOTAL = 2**62
 # A packing problem's sizes, alignments, offsets, capacity and lifetime
 # positions. The packers' largest sums are a candidate offset (at most a peak or

@@ -162,7 +162,8 @@ def _parse_lines(lines: Iterable[str], path: str) -> Problem:
     buffers: list[Buffer] = []
     lines_of: list[int] = []
     seen_ids: dict[str, int] = {}
-    total = 0
+    total = 0  # sizes + alignments of the buffers to place
+    top = 0  # the highest end of a fixed buffer
     width = len(columns)
     plain = sorted(columns) == sorted(REQUIRED_COLUMNS)
     at = [columns.index(name) for name in REQUIRED_COLUMNS]
@@ -180,10 +181,13 @@ def _parse_lines(lines: Iterable[str], path: str) -> Problem:
         if len(buffers) == MAX_BUFFERS:
             raise InputError(path, f"more than {MAX_BUFFERS:,} buffers, memplan's limit for one "
                              "problem (its memory grows with the buffers)", line)
-        total += buffer.size + buffer.alignment + (buffer.offset or 0)
-        if total > MAX_TOTAL:
-            raise InputError(path, "the sizes, alignments and fixed offsets add up to more "
-                             "than 2**62 bytes", line)
+        if buffer.offset is None:
+            total += buffer.size + buffer.alignment
+        else:
+            top = max(top, buffer.offset + buffer.size)
+        if top + total > MAX_TOTAL:
+            raise InputError(path, "the highest fixed buffer's end plus the sizes and "
+                             "alignments of the others add up to more than 2**62 bytes", line)
         buffers.append(buffer)
         lines_of.append(line)
     if not buffers:
