@@ -174,17 +174,17 @@ class IreeFrontEnd:
         return vmfb
 
     def write_own(self, view: ModelView, at_bound: bool) -> tuple[bytes, str] | None:
-        """IREE's own `.vmfb`: the plain `iree-compile` of the program with the flags its
-        layout was read with (`stages.compile_plain`, the `--check-run` reference), which
-        the resumed compile of an unchanged module equals byte for byte. None when IREE's
-        pass did not choose the layout memplan reproduced: its size is then not known."""
+        """IREE's own `.vmfb`: its compile finished from the stream phase the layout was
+        read from (`program.own_vmfb`), byte for byte the plain `iree-compile` with the
+        same flags (`--check-run`'s reference). None when IREE's pass did not choose the
+        layout memplan reproduced: its size is then not known."""
         from . import program as ip
 
         state = view.source
         program = state["program"]
         if not program.iree_reproduced:
             return None
-        vmfb = ip.reference_vmfb(state["source"], view.path, program.target)
+        vmfb = ip.own_vmfb(program)
         state["written"][hashlib.sha256(vmfb).hexdigest()] = {
             a.name: dict(a.runtime.offsets) for a in view.arenas}
         where = "at the bound" if at_bound else "no larger than memplan's"
