@@ -199,6 +199,12 @@ def test_iree_own_vmfb_kept_when_its_layout_is_at_the_bound(
     check_written(fe, plan.view, plan.arenas, plan.written)  # IREE's offsets, sound
     with pytest.raises(ValueError, match="nothing of memplan's to run"):
         check_run(fe, plan)
+    # The library: asked to run, it runs nothing and returns IREE's own bytes.
+    from memplan import api
+
+    result = api.plan(MLP, runtime="iree", check_run=True, time_limit=5)
+    assert result.check is None and result.model.own == plan.own
+    assert result.written == vmfb.read_bytes()
     # Without a written model asked for, nothing is compiled past the layout.
     _, report_only = plan_model(str(MLP), runtime="iree", options=ReadOptions(time_limit=5))
     assert report_only.written is None and report_only.own is None
