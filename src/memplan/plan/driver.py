@@ -137,7 +137,6 @@ def plan_model(path: str, *, runtime: str | None = None,
         view, rewrites, original_bound = apply_rewrites(fe, view, options)
     collected: list[ArenaPlan] = []
     own = None
-
     ties = keeps_own(fe)
 
     def planner(arena: Arena) -> list[ArenaPlan]:
