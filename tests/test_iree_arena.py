@@ -27,7 +27,8 @@ from memplan.runtimes.iree.packs import Pack
 from memplan.targets import load_target
 
 DATA = Path(__file__).parent / "data"
-MLP = DATA / "iree_mlp.mlir"
+MLP = DATA / "iree_mlp.mlir"  # IREE's own layout is at the bound
+SKIP = DATA / "iree_skip.mlir"  # IREE's own layout is above it
 
 
 def _pack_module(packs: list[list[tuple[int, int, int]]]) -> str:
@@ -128,34 +129,40 @@ def test_program_planned_written_and_checked_by_running(tmp_path: Path,
     program = ip.read_program(source, str(MLP))
     assert program.iree_reproduced
     assert [len(p.slices) for p in program.packs] == [2]
-    # IREE's own layout through the split pipeline is IREE's compile, byte for byte.
+    # IREE's own layout through the split pipeline is IREE's compile, byte for byte, and
+    # so is its compile finished from the stream phase the layout was read from.
     reference = ip.reference_vmfb(source, str(MLP))
     assert ip.write_program(program, {}) == reference
+    assert ip.own_vmfb(program) == reference
 
-    # The CLI end to end: planned, written, run against IREE's own compile, reported.
-    vmfb, plot, header = (tmp_path / n for n in ("mlp.vmfb", "mlp.svg", "mlp.h"))
-    code = main(["plan", str(MLP), "--runtime", "iree", "-o", str(vmfb), "--check-run",
+    # The CLI end to end where memplan's plan is lower than IREE's: planned, written, run
+    # against IREE's own compile, reported.
+    vmfb, plot, header = (tmp_path / n for n in ("skip.vmfb", "skip.svg", "skip.h"))
+    code = main(["plan", str(SKIP), "--runtime", "iree", "-o", str(vmfb), "--check-run",
                  "--json", "--plot", str(plot), "--c-header", str(header), "--time-limit", "5"])
     document = json.loads(capsys.readouterr().out)
     assert code == 0
     assert plan_json_problems(document) == []
     (arena,) = document["arenas"]
-    assert arena["memplan"] == arena["lower_bound"] == 131072 + 32768
-    assert arena["status"] == "at_bound" and arena["runtime"] == 131072 + 32768
+    assert arena["memplan"] == arena["lower_bound"] == 81920
+    assert arena["status"] == "at_bound" and arena["runtime"] == 86016
+    assert arena["chosen"] == "memplan"
     assert document["runtime_planner"] == "IREE LayoutSlices"
     assert document["check"]["ran"] and document["check"]["identical"]
-    assert any(n.startswith("invocation @main: transient peak IREE 163,840 B, memplan "
-                            "163,840 B (1.000x)") for n in document["notes"])
+    assert any(n.startswith("invocation @main: transient peak IREE 86,016 B, memplan "
+                            "81,920 B (1.000x)") for n in document["notes"])
     assert zipfile.is_zipfile(vmfb)  # IREE's .vmfb: its FlatBuffer in a zip
+    assert vmfb.read_bytes() != ip.reference_vmfb(SKIP.read_bytes(), str(SKIP))
     assert plot.stat().st_size > 0
-    assert "163840" in header.read_text()
+    assert "81920" in header.read_text()
 
     assert NOT_REPRODUCED not in document["notes"]
 
     # The same path in-process, then a plan that puts two slices alive at once on the same
     # bytes: the read-back check calls it unsound, and the run's outputs differ.
-    fe, plan = plan_model(str(MLP), runtime="iree", options=ReadOptions(write=True,
-                                                                        time_limit=5))
+    fe, plan = plan_model(str(SKIP), runtime="iree", options=ReadOptions(write=True,
+                                                                         time_limit=5))
+    assert plan.own is None
     assert check_run(fe, plan).identical
     (good,) = plan.arenas
     overlapping = dataclasses.replace(good, offsets={k: 0 for k in good.offsets})
@@ -163,6 +170,57 @@ def test_program_planned_written_and_checked_by_running(tmp_path: Path,
     with pytest.raises(PlanCheckError, match="unsound"):
         check_written(fe, plan.view, [overlapping], bad)
     assert not check_run(fe, dataclasses.replace(plan, written=bad)).identical
+
+
+def test_iree_own_vmfb_kept_when_its_layout_is_at_the_bound(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A tie with memplan's plan: IREE's own .vmfb is written (no memplan offsets, no
+    resumed compile), and --check-run says it has nothing of memplan's to run."""
+    vmfb = tmp_path / "mlp.vmfb"
+    code = main(["plan", str(MLP), "--runtime", "iree", "-o", str(vmfb), "--check-run",
+                 "--json", "--time-limit", "5"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert plan_json_problems(document) == []
+    (arena,) = document["arenas"]
+    assert arena["memplan"] == arena["lower_bound"] == arena["runtime"] == 131072 + 32768
+    assert arena["chosen"] == "IREE LayoutSlices" and arena["status"] == "at_bound"
+    assert "IREE's own layout is at the bound: its .vmfb kept, nothing recompiled" in \
+        document["notes"]
+    assert document["check"] == {"ran": False, "identical": None, "runtime": "IREE's runtime",
+                                 "arenas": None, "error": None}
+    assert vmfb.read_bytes() == ip.reference_vmfb(MLP.read_bytes(), str(MLP))
+
+    fe, plan = plan_model(str(MLP), runtime="iree", options=ReadOptions(write=True,
+                                                                        time_limit=5))
+    (planned,) = plan.arenas
+    iree = plan.view.arenas[0].runtime
+    assert plan.own is not None and planned.offsets == iree.offsets
+    check_written(fe, plan.view, plan.arenas, plan.written)  # IREE's offsets, sound
+    with pytest.raises(ValueError, match="nothing of memplan's to run"):
+        check_run(fe, plan)
+    # The library: asked to run, it runs nothing and returns IREE's own bytes.
+    from memplan import api
+
+    result = api.plan(MLP, runtime="iree", check_run=True, time_limit=5)
+    assert result.check is None and result.model.own == plan.own
+    assert result.written == vmfb.read_bytes()
+    # Without a written model asked for, nothing is compiled past the layout.
+    _, report_only = plan_model(str(MLP), runtime="iree", options=ReadOptions(time_limit=5))
+    assert report_only.written is None and report_only.own is None
+
+
+def test_tie_goes_to_the_runtime_only_for_a_front_end_that_keeps_its_own() -> None:
+    """The tie rule is the front end's: the same arena, IREE's plan kept on a tie only
+    with `runtime_ties`; memplan's kept otherwise (today's rule for other runtimes)."""
+    source = MLP.read_bytes()
+    program = ip.read_program(source, str(MLP))
+    arena = pack_arena(program.packs[0], program.iree[0])
+    (mine,) = plan_arena(arena, time_limit=5)
+    (theirs,) = plan_arena(arena, time_limit=5, runtime_ties=True)
+    assert mine.size == theirs.size == arena.runtime.sizes[arena.name]
+    assert mine.chosen == "memplan" and theirs.chosen == "IREE LayoutSlices"
+    assert theirs.offsets == arena.runtime.offsets and theirs.proof is mine.proof
 
 
 def test_gpu_target_compiles_for_its_backend_and_is_not_run() -> None:
@@ -257,7 +315,12 @@ def test_dynamic_batch_planned_and_run_at_the_dim_given(tmp_path: Path) -> None:
         # Two 64x16 f32 results alive at once (the second matmul reads the first).
         assert [a.size for a in plan.arenas] == [a.lower_bound for a in plan.arenas]
         assert sum(a.size for a in plan.arenas) >= 64 * 16 * 4
-        assert check_run(fe, plan).identical
+        # IREE's layout ties with memplan's here, so its own .vmfb is kept; the pinned
+        # program written through memplan's path (the resumed compile) still runs the same.
+        assert plan.own is not None
+        written = fe.write(plan.view, plan.offsets())
+        check_written(fe, plan.view, plan.arenas, written)
+        assert check_run(fe, dataclasses.replace(plan, written=written, own=None)).identical
     source = path.read_text()
     with pytest.raises(InputError, match=r"--dim rows: not a dynamic input dimension of the "
                        r"program \(memplan names them: arg0\.0, batch\)"):

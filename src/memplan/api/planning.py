@@ -32,7 +32,9 @@ class PlannedArena:
 class PlanResult:
     model: ModelPlan  # everything the driver computed (what `memplan plan` reports)
     arenas: tuple[PlannedArena, ...]
-    check: RunCheck | None = None  # set when `check_run`: both models run on the runtime
+    # Set when `check_run`: both models run on the runtime (None when the runtime's own
+    # output was kept, `model.own`: nothing of memplan's to run).
+    check: RunCheck | None = None
     written: bytes | None = None  # the model in the runtime's form, when it was made
 
     @property
@@ -85,7 +87,8 @@ def plan(path: str | Path, *, runtime: str | None = None, target: Target | str |
                           write or check_run, time_limit, dict(runtime_options),
                           rewrites=rewrites)
     fe, model = plan_model(path, runtime=entry.name, options=options)
-    check = run_both(fe, model, seed) if check_run else None
+    # The runtime's own output kept (`model.own`): nothing of memplan's to run.
+    check = run_both(fe, model, seed) if check_run and model.own is None else None
     arenas = tuple(PlannedArena(a.name, a.lower_bound, a.size, a.runtime, a.proof, a)
                    for a in model.arenas)
     return PlanResult(model, arenas, check, model.written)

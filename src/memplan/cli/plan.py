@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     code = 0
     with StepProgress(wanted(args.json)):
         fe, plan = plan_model(args.file, runtime=args.runtime, options=options)
-        if run_it:
+        if run_it and plan.own is None:
             try:
                 check = check_run(fe, plan, step=step)  # on the bytes, before anything is written
             except RunFailure as err:
@@ -155,11 +155,13 @@ def run(args: argparse.Namespace) -> int:
     # write (a failure above, or a runtime keeping its own plan) leaves no file to name.
     written = args.output if not failures and plan.written is not None else None
     if args.json:
-        document = plan_json(plan, check=check, check_error=failure, written=written)
+        document = plan_json(plan, check=check, check_error=failure, written=written,
+                             asked_run=args.check_run)
         print(json.dumps(document, indent=2))
     else:
         print(format_plan_text(plan, check=check, check_error=failure, written=written,
-                               show_tensors=not args.summary), end="")
+                               show_tensors=not args.summary, asked_run=args.check_run),
+              end="")
     if failures:
         outputs.abandon("; ".join(failures), quiet=True)
         if code == 2:  # the runtime cannot run the input at all: no result

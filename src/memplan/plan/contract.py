@@ -147,6 +147,12 @@ class FrontEnd(Protocol):
     # cannot be run here (None: it can); `c_header(plan, header_path, check)`, the
     # runtime's own firmware header (`report.c_header.CHeader`) where the generic one
     # (one array per arena) is not what its runtime takes.
+    # Optional: `write_own(view, at_bound) -> tuple[bytes, str] | None`, the model as the
+    # runtime itself makes it (its own plan in every arena) and the sentence the report
+    # says of it. A front end that has it keeps its own plan on a tie with memplan's, and
+    # its own output whenever its plan is no larger than memplan's in every arena: where
+    # writing memplan's plan costs a compile (IREE), an equal plan is not worth one. None:
+    # its own plan is not known to be the one its output holds (`keeps_own`).
 
     def read(self, path: str, options: ReadOptions) -> ModelView: ...
 
@@ -168,6 +174,12 @@ def verifies_writes(front_end: FrontEnd) -> bool:
     scratch and persistent data around the plan, so only a run shows what it needs)."""
     return bool(getattr(front_end, "verify_writes", False))
 
+
+
+def keeps_own(front_end: FrontEnd) -> bool:
+    """Whether a tie between the runtime's plan and memplan's goes to the runtime's, and
+    its own output is kept when its plan is no larger in every arena (`write_own`)."""
+    return callable(getattr(front_end, "write_own", None))
 
 
 def takes_dims(front_end: FrontEnd) -> bool:

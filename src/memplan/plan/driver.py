@@ -34,7 +34,7 @@ from ..pack import (
 from ..place.model import Placement
 from ..targets import Target
 from . import entry_for, load
-from .contract import FrontEnd, ModelView, ReadOptions, RunCheck, Step, no_step
+from .contract import FrontEnd, ModelView, ReadOptions, RunCheck, Step, keeps_own, no_step
 from .floor import Floor, floor_note, floors
 from .rewrites import RewriteKind, Rewritten, implementation
 
@@ -94,6 +94,9 @@ class ModelPlan:
     floors: tuple[Floor, ...] = ()  # per arena planned as one space, when the graph is known
     rewrites: tuple[Rewritten, ...] = ()  # --rewrite: each asked for, kept or not
     original_lower_bound: int | None = None  # with --rewrite: the input's, as given
+    # Set when `written` is the runtime's own output, not memplan's (`contract.keeps_own`):
+    # what the report says of it.
+    own: str | None = None
 
     @property
     def floor(self) -> int | None:
@@ -133,10 +136,12 @@ def plan_model(path: str, *, runtime: str | None = None,
     if options.rewrites is not None and options.rewrites.kinds:
         view, rewrites, original_bound = apply_rewrites(fe, view, options)
     collected: list[ArenaPlan] = []
+    own = None
+    ties = keeps_own(fe)
 
     def planner(arena: Arena) -> list[ArenaPlan]:
         plans = plan_arena(arena, target=target, splits=fe.splits,
-                           time_limit=options.time_limit)
+                           time_limit=options.time_limit, runtime_ties=ties)
         collected.extend(plans)
         return plans
 
@@ -146,7 +151,13 @@ def plan_model(path: str, *, runtime: str | None = None,
         arenas = tuple({a.name: a for a in collected}.values())
     else:
         arenas = tuple(p for arena in view.arenas for p in planner(arena))
-        written = fe.write(view, {a.name: a.offsets for a in arenas}) if options.write else None
+        written = None
+        if options.write:
+            found = own_output(fe, view, arenas)
+            if found is not None:
+                written, own = found
+            else:
+                written = fe.write(view, {a.name: a.offsets for a in arenas})
     if written is not None:
         check_written(fe, view, arenas, written)
     split = None
@@ -161,7 +172,19 @@ def plan_model(path: str, *, runtime: str | None = None,
     if hasattr(fe, "notes"):  # notes that depend on the plan (optional)
         notes += fe.notes(view, {a.name: a.size for a in arenas}, target)
     return fe, ModelPlan(view, fe.name, fe.runtime, arenas, target, written, split, notes,
-                         found, rewrites, original_bound)
+                         found, rewrites, original_bound, own)
+
+
+def own_output(fe: FrontEnd, view: ModelView, arenas: Sequence[ArenaPlan]
+               ) -> tuple[bytes, str] | None:
+    """The runtime's own output and what to say of it, when its front end keeps it
+    (`contract.keeps_own`) and the runtime's plan was kept in every arena: no larger than
+    memplan's there (a tie goes to the runtime's), so writing memplan's gains nothing."""
+    planners = {a.name: a.runtime.planner for a in view.arenas if a.runtime is not None}
+    if not keeps_own(fe) or not arenas or any(a.chosen != planners.get(a.name)
+                                              for a in arenas):
+        return None
+    return fe.write_own(view, all(a.size <= a.lower_bound for a in arenas))
 
 
 def view_bound(fe: FrontEnd, view: ModelView, target: Target | None) -> int:
@@ -243,9 +266,11 @@ def peak_note(arena: ArenaPlan, view: ModelView, count: int = 3) -> str | None:
 
 
 def plan_arena(arena: Arena, *, target: Target | None = None, splits: bool = False,
-               time_limit: float | None = 10.0) -> list[ArenaPlan]:
+               time_limit: float | None = 10.0, runtime_ties: bool = False) -> list[ArenaPlan]:
     """One arena's buffers: placed across the target's pools when the runtime can split an
-    arena (`splits`), each space packed and the best plan kept."""
+    arena (`splits`), each space packed and the best plan kept; with `runtime_ties`, the
+    runtime's plan of a space is kept when no larger than memplan's (`contract.keeps_own`;
+    not over a split across pools, whose objective is not one size)."""
     groups = share_groups(arena.buffers)
     for group in groups:
         if any(b.size is None for b in group):
@@ -257,10 +282,10 @@ def plan_arena(arena: Arena, *, target: Target | None = None, splits: bool = Fal
         return _split_arena(arena, groups, target, time_limit)
     if splits or not pools:  # an arena of its own (pinned outside the pools), or no target
         return [_pack_space(arena, arena.name, groups, arena.alignment, None, None, (),
-                            time_limit)]
+                            time_limit, runtime_ties)]
     # A runtime with one arena on a target: the arena goes in the first pool.
     return [_pack_space(arena, arena.name, groups, max(arena.alignment, pools[0].alignment),
-                        pools[0].capacity, None, (), time_limit)]
+                        pools[0].capacity, None, (), time_limit, runtime_ties)]
 
 
 def _split_arena(arena: Arena, groups: list[list[BufferRequest]], target: Target,
@@ -411,7 +436,8 @@ def _pack_split(arena: Arena, groups: list[list[BufferRequest]], spaces: list[st
 
 def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alignment: int,
                 capacity: int | None, placed: tuple[int, ...] | None,
-                spills: tuple[Spill, ...], time_limit: float | None = 10.0) -> ArenaPlan:
+                spills: tuple[Spill, ...], time_limit: float | None = 10.0,
+                runtime_ties: bool = False) -> ArenaPlan:
     started = time.perf_counter()
     reserved = arena.reserved.get(name, 0)
     base = -(-reserved // alignment) * alignment
@@ -438,13 +464,16 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
     for g, off in zip(packed, solved.solution.offsets, strict=True):
         for b in g:
             offsets[b.key] = base + off
-    if runtime is not None and runtime.planner not in incumbents and _runtime_covers(
+    if runtime is not None and (runtime.planner not in incumbents or (
+            runtime_ties and solved.chosen != runtime.planner)) and _runtime_covers(
             runtime, name, groups):
         # The runtime's plan keeps sharers apart (its own view shares nothing): a valid plan
         # that the merged problem cannot take as an incumbent. The written plan is never
-        # worse than the runtime alone: keep it whole when it is lower.
+        # worse than the runtime alone: keep it whole when it is lower (or, for a front end
+        # that keeps its own output, no higher: pack() keeps an incumbent only when lower).
         solved, offsets = _keep_runtime_if_lower(solved, runtime, groups, base, alignment,
-                                                 problem.capacity, offsets, time_limit)
+                                                 problem.capacity, offsets, time_limit,
+                                                 runtime_ties)
     pad = arena.padding if groups else 0
     return ArenaPlan(
         name, tuple(b for g in groups for b in g), offsets, base + solved.peak + pad,
@@ -465,20 +494,26 @@ def _runtime_covers(runtime, name: str, groups: list[list[BufferRequest]]) -> bo
 
 def _keep_runtime_if_lower(solved: PackResult, runtime, groups: list[list[BufferRequest]],
                            base: int, alignment: int, capacity: int | None,
-                           offsets: dict[Key, int], time_limit: float | None
-                           ) -> tuple[PackResult, dict[Key, int]]:
+                           offsets: dict[Key, int], time_limit: float | None,
+                           ties: bool = False) -> tuple[PackResult, dict[Key, int]]:
     flat = [b for g in groups for b in g if b.packed_size > 0]
     problem = Problem(tuple(Buffer(b.name, *b.lifetime, b.packed_size,
                                    max(alignment, b.alignment)) for b in flat), capacity)
     kept = Solution(tuple(runtime.offsets[b.key] - base for b in flat), runtime.planner)
-    if any(o < 0 for o in kept.offsets) or kept.peak(problem) >= solved.peak:
+    if any(o < 0 for o in kept.offsets):
+        return solved, offsets
+    peak = kept.peak(problem)
+    if peak > solved.peak or (peak == solved.peak and not ties):
         return solved, offsets
     validate(problem, kept, check_capacity=False)
     bound = solved.lower_bound
-    peak = kept.peak(problem)
-    status = (PlanStatus.AT_BOUND if peak <= bound else PlanStatus.GAP if time_limit
-              else PlanStatus.HEURISTIC)
-    result = PackResult(problem, kept, bound, peak, 0.0, status, chosen=runtime.planner)
+    if peak == solved.peak:  # the same size: what memplan's search proved of it holds
+        result = dataclasses.replace(solved, problem=problem, solution=kept,
+                                     chosen=runtime.planner)
+    else:
+        status = (PlanStatus.AT_BOUND if peak <= bound else PlanStatus.GAP if time_limit
+                  else PlanStatus.HEURISTIC)
+        result = PackResult(problem, kept, bound, peak, 0.0, status, chosen=runtime.planner)
     offsets = dict(offsets)
     for b in flat:
         offsets[b.key] = runtime.offsets[b.key]
@@ -556,6 +591,8 @@ def check_run(fe: FrontEnd, plan: ModelPlan, seed: int = 0, step: Step = no_step
 
     if plan.written is None:
         raise ValueError("check_run needs the written model")
+    if plan.own is not None:
+        raise ValueError("the runtime's own output was kept: nothing of memplan's to run")
     original = fe.original(plan.view)
     step(f"running both models on {fe.runtime}")
     answer = run_in_child(fe.name, original, plan.written, seed)
@@ -596,5 +633,5 @@ def over_budget(plan: ModelPlan, budget: int) -> str | None:
 
 
 __all__ = ["ArenaPlan", "ModelPlan", "PlanCheckError", "RunFailure", "Spill", "check_run",
-           "check_written", "held", "over_budget", "peak_note", "peak_tensors", "plan_arena",
-           "plan_model"]
+           "check_written", "held", "over_budget", "own_output", "peak_note", "peak_tensors",
+           "plan_arena", "plan_model"]

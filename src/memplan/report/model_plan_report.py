@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from ..plan.driver import ModelPlan
 
 SCHEMA_VERSION = 1
+# --check-run when the runtime's own output was kept (`ModelPlan.own`): running it against
+# the runtime's own compile would compare a model with itself.
+NOT_RUN = ("not run: the runtime's own output was kept, so nothing of memplan's differs "
+           "from what it would be compared with")
 
 
 def runtime_planner(plan: ModelPlan) -> str | None:
@@ -26,7 +30,7 @@ def runtime_planner(plan: ModelPlan) -> str | None:
 
 def format_plan_text(plan: ModelPlan, *, check: RunCheck | None = None,
                      check_error: str | None = None, written: str | None = None,
-                     show_tensors: bool = True) -> str:
+                     show_tensors: bool = True, asked_run: bool = False) -> str:
     parts: list[str] = []
     if show_tensors:
         parts += [_tensor_table(plan), ""]
@@ -66,14 +70,18 @@ def format_plan_text(plan: ModelPlan, *, check: RunCheck | None = None,
     if split:
         summary.append(("split over the pools", ", ".join(split)))
     kept = sorted({a.chosen for a in plan.arenas if a.chosen != "memplan"})
-    if kept:
-        summary.append(("plan kept", ", ".join(kept) + " (lower than memplan's search)"))
+    if plan.own is not None:
+        summary.append(("plan kept", plan.own))
+    elif kept:
+        summary.append(("plan kept", ", ".join(kept) + " (no larger than memplan's search)"))
     if plan.target is not None:
         summary.append(("target", plan.target.name))
     if written:
         summary.append(("written", written))
     summary.append(("solve time", f"{sum(a.seconds for a in plan.arenas):.3f} s"))
     summary += _check_rows(check, check_error)
+    if check is None and check_error is None and plan.own is not None and asked_run:
+        summary.append(("execution check", NOT_RUN))
     width = max(len(k) for k, _ in summary)
     parts.extend(f"{k.ljust(width)}  {v}" for k, v in summary)
     spills = [s for a in plan.arenas for s in a.spills]
@@ -144,8 +152,10 @@ def _split_text(plan: ModelPlan, written: str | None) -> str:
 
 
 def plan_json(plan: ModelPlan, *, check: RunCheck | None = None,
-              check_error: str | None = None, written: str | None = None) -> dict[str, Any]:
-    """The one JSON document of `memplan plan`, whatever the front end."""
+              check_error: str | None = None, written: str | None = None,
+              asked_run: bool = False) -> dict[str, Any]:
+    """The one JSON document of `memplan plan`, whatever the front end (`asked_run`:
+    --check-run was given, so a check not run says why in the notes)."""
     theirs = runtime_planner(plan)
     out: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -184,7 +194,7 @@ def plan_json(plan: ModelPlan, *, check: RunCheck | None = None,
             for a in plan.arenas for s in a.spills],
         "pools": None,
         "written": written,
-        "notes": list(plan.notes),
+        "notes": [*plan.notes, *([plan.own] if plan.own is not None else [])],
         "check": None,
     }
     if plan.split is not None:
@@ -199,6 +209,10 @@ def plan_json(plan: ModelPlan, *, check: RunCheck | None = None,
                        "lower_bound": u.lower_bound} for u in plan.split.placement.usage],
             "tensors": pools,
         }
+    if check is None and check_error is None and plan.own is not None and asked_run:
+        out["check"] = {"ran": False, "identical": None, "runtime": plan.runtime,
+                        "arenas": None, "error": None}
+        out["notes"].append(NOT_RUN)
     if check is not None or check_error is not None:
         out["check"] = {
             "ran": check is not None,

@@ -4,7 +4,9 @@ arena per `stream.resource.pack`, IREE's transient memory of one execution regio
 The program is read by `program.py` (compiled to just before IREE's own
 layout, IREE's layout reproduced and checked against IREE's pass); this module turns
 its slices into `BufferRequest`s, writes the driver's offsets back as the packs'
-results and lets IREE finish the `.vmfb`. A pack with a runtime-sized slice that has
+results and lets IREE finish the `.vmfb`; when IREE's own layout is no larger than
+memplan's in every arena, IREE's own `.vmfb` is kept instead (`write_own`: a tie is not
+worth a second compile). A pack with a runtime-sized slice that has
 no proven bound is left to IREE (a note says why); bounded ones are planned at the bound.
 
 `original` is IREE's own `.vmfb` bundled (zip) with what a run needs that a `.vmfb`
@@ -170,6 +172,23 @@ class IreeFrontEnd:
         state["written"][hashlib.sha256(vmfb).hexdigest()] = {
             a.name: dict(offsets[a.name]) for a in view.arenas}
         return vmfb
+
+    def write_own(self, view: ModelView, at_bound: bool) -> tuple[bytes, str] | None:
+        """IREE's own `.vmfb`: its compile finished from the stream phase the layout was
+        read from (`program.own_vmfb`), byte for byte the plain `iree-compile` with the
+        same flags (`--check-run`'s reference). None when IREE's pass did not choose the
+        layout memplan reproduced: its size is then not known."""
+        from . import program as ip
+
+        state = view.source
+        program = state["program"]
+        if not program.iree_reproduced:
+            return None
+        vmfb = ip.own_vmfb(program)
+        state["written"][hashlib.sha256(vmfb).hexdigest()] = {
+            a.name: dict(a.runtime.offsets) for a in view.arenas}
+        where = "at the bound" if at_bound else "no larger than memplan's"
+        return vmfb, f"IREE's own layout is {where}: its .vmfb kept, nothing recompiled"
 
     def read_back(self, view: ModelView, data: bytes) -> Offsets:
         """NOT read from the `.vmfb`: the offsets written into the stream-level module

@@ -69,12 +69,18 @@ class IreeProgram:
     # inputs (a runtime-shaped input), which does not keep it from being planned.
     entries: tuple[EntryPoint, ...] | str
     allocas: tuple[TransientAlloca, ...]
+    stream: bytes = b""  # what IREE's stream phase printed, its own layout in it
+
+
+def own_vmfb(program: IreeProgram) -> bytes:
+    """IREE's own `.vmfb` of the program: its compile finished from its own stream phase."""
+    return iree_stages.compile_own(program.stream, program.name, program.target)
 
 
 def read_program(source: bytes, name: str, target: Target = LLVM_CPU) -> IreeProgram:
     from iree.compiler import ir
 
-    dumps = iree_stages.before_layout(source, name, target)
+    dumps, stream = iree_stages.before_layout(source, name, target)
     module = iree_packs.assemble(dumps, ir.Context(), name)
     packs = tuple(iree_packs.read_packs(module))
     layouts = tuple(_iree_static_layout(p) for p in packs)
@@ -84,7 +90,7 @@ def read_program(source: bytes, name: str, target: Target = LLVM_CPU) -> IreePro
     except InputError as err:
         entries = err.reason
     return IreeProgram(name, target, module, packs, layouts, reproduced, entries,
-                       tuple(iree_packs.transient_allocas(module)))
+                       tuple(iree_packs.transient_allocas(module)), stream)
 
 
 def _iree_static_layout(pack: Pack) -> Layout | None:
@@ -171,5 +177,5 @@ def read_source(path: str) -> bytes:
     return read_mlir_text(path).encode()
 
 
-__all__ = ["InvocationPeak", "IreeProgram", "invocation_peaks", "read_program", "read_source",
-           "reference_vmfb", "run_inputs", "write_program"]
+__all__ = ["InvocationPeak", "IreeProgram", "invocation_peaks", "own_vmfb", "read_program",
+           "read_source", "reference_vmfb", "run_inputs", "write_program"]

@@ -7,7 +7,9 @@ IREE tool running IREE's own passes:
 1. `before_layout`: `iree-compile --compile-to=stream` with the module printed
    before every run of `iree-stream-layout-slices` (module scope, with locations).
    The pass runs per function, so the module before it is assembled from the dump
-   of each function's last run (`assemble_dumps`).
+   of each function's last run (`assemble_dumps`). Its output, IREE's stream phase
+   with IREE's own layout, is kept: where memplan's plan is no better, `compile_own`
+   finishes IREE's own `.vmfb` from it.
 2. memplan rewrites the `stream.resource.pack` ops (`iree_packs.py`).
 3. `finish`: the stream command stage is run again from its start
    (`iree-stream-cmd-transformation-pipeline`: its stages before the layout find
@@ -108,11 +110,14 @@ def _first_error(text: str) -> str:
     return lines[0] if lines else "no diagnostic"
 
 
-def before_layout(source: bytes, name: str, target: Target) -> list[tuple[str, str]]:
+def before_layout(source: bytes, name: str, target: Target
+                  ) -> tuple[list[tuple[str, str]], bytes]:
     """The module as `iree-stream-layout-slices` finds it, once per run of the pass on a
-    function: (function, module text), in the order IREE ran them."""
+    function: (function, module text), in the order IREE ran them; and the module IREE's
+    stream phase ends with (its own layout in it), from which `compile_own` finishes
+    IREE's own compile without running the phases up to it again."""
     done = _run("iree-compile", [
-        "-", *target.compile_flags(), "--compile-to=stream", "-o", "/dev/null",
+        "-", *target.compile_flags(), "--compile-to=stream", "-o", "-",
         f"--mlir-print-ir-before={LAYOUT_PASS}", "--mlir-print-ir-module-scope",
         "--mlir-disable-threading", "--mlir-print-debuginfo"], name, source)
     text = done.stderr.decode()
@@ -120,7 +125,7 @@ def before_layout(source: bytes, name: str, target: Target) -> list[tuple[str, s
     if not heads:
         raise InputError(name, f"iree-compile never ran {LAYOUT_PASS}: no stream program")
     return [(head.group(1), text[head.end():heads[i + 1].start() if i + 1 < len(heads) else None])
-            for i, head in enumerate(heads)]
+            for i, head in enumerate(heads)], done.stdout
 
 
 def finish(module_text: str, name: str, target: Target) -> bytes:
@@ -128,6 +133,14 @@ def finish(module_text: str, name: str, target: Target) -> bytes:
     pipeline = f"--pass-pipeline=builtin.module({','.join(FINISH_STREAM)})"
     stream = _run("iree-opt", ["-", pipeline, "--mlir-print-debuginfo"], name,
                   module_text.encode()).stdout
+    return _run("iree-compile", ["-", *target.compile_flags(), "--compile-from=stream",
+                                 "-o", "-"], name, stream).stdout
+
+
+def compile_own(stream: bytes, name: str, target: Target) -> bytes:
+    """IREE's own compile finished from the end of its stream phase (`before_layout`'s
+    module): the `.vmfb` `compile_plain` makes, byte for byte (tests/test_iree_arena.py),
+    without compiling the input to stream a second time."""
     return _run("iree-compile", ["-", *target.compile_flags(), "--compile-from=stream",
                                  "-o", "-"], name, stream).stdout
 
