@@ -179,8 +179,10 @@ def test_iree_own_vmfb_kept_when_its_layout_is_at_the_bound(
     vmfb = tmp_path / "mlp.vmfb"
     code = main(["plan", str(MLP), "--runtime", "iree", "-o", str(vmfb), "--check-run",
                  "--json", "--time-limit", "5"])
-    document = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
     assert code == 0
+    assert f"memplan: wrote the runtime's own model, unchanged to {vmfb}" in captured.err
     assert plan_json_problems(document) == []
     (arena,) = document["arenas"]
     assert arena["memplan"] == arena["lower_bound"] == arena["runtime"] == 131072 + 32768

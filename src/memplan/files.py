@@ -76,11 +76,16 @@ class Outputs:
                 raise InputError(given, f"names the same file as {other.given}")
         self._outputs[given] = _Output(given, real, what, stream)
 
-    def provide(self, path: str | Path | None, writer: Writer) -> None:
-        """The content of a claimed output, written at commit by `writer(binary_file)`."""
+    def provide(self, path: str | Path | None, writer: Writer, what: str | None = None
+                ) -> None:
+        """The content of a claimed output, written at commit by `writer(binary_file)`;
+        `what` renames it when the run learnt what it is (e.g. the runtime's own output)."""
         if path is None:
             return
-        self._outputs[str(path)].writer = writer
+        output = self._outputs[str(path)]
+        output.writer = writer
+        if what is not None:
+            output.what = what
 
     def provide_text(self, path: str | Path | None, text: str) -> None:
         data = text.encode("utf-8")

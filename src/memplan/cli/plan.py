@@ -169,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
         raise BudgetError(failure or f"{args.file}: {'; '.join(failures)}")
     model = plan.written
     if model is not None:
-        outputs.provide(args.output, lambda f: f.write(model))
+        outputs.provide(args.output, lambda f: f.write(model),
+                        None if plan.own is None else "the runtime's own model, unchanged")
     if args.c_header:
         from dataclasses import replace
 
