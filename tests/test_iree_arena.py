@@ -6,6 +6,7 @@ when lower, and the run check that can fail."""
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import random
 import zipfile
@@ -330,6 +331,82 @@ def test_dynamic_batch_planned_and_run_at_the_dim_given(tmp_path: Path) -> None:
     assert path.read_text() == source  # the input is never modified
     with pytest.raises(InputError, match="take no input of dynamic shape"):
         plan_model(str(MLP), runtime="iree", options=ReadOptions(dims={"batch": 4}))
+
+
+def test_dynamic_batch_planned_once_for_every_size_up_to_a_bound(tmp_path: Path) -> None:
+    """`--dim batch=..64`: the program stays dynamic, the one plan is made at the bound (a
+    64x16 f32 slice) and the written .vmfb runs identically to IREE's own compile of the
+    input at batch 1, 32 and 64."""
+    path = tmp_path / "dynamic.mlir"
+    path.write_text(_DYNAMIC_BATCH)
+    fe, plan = plan_model(str(path), runtime="iree", options=ReadOptions(
+        dim_bounds={"batch": 64}, write=True, time_limit=5))
+    assert "planned and compiled at --dim sizes: @main arg0.0=..64" in plan.notes
+    assert any(n.startswith("one plan for every size up to the bound (@main arg0.0<=64): 1 "
+                            "runtime-sized slice") for n in plan.notes), plan.notes
+    assert [a.size for a in plan.arenas] == [64 * 16 * 4]
+    assert plan.own is None  # IREE has no static layout of a runtime-sized pack
+    original = fe.original(plan.view)
+    with zipfile.ZipFile(io.BytesIO(original)) as z:
+        spec = json.loads(z.read("run.json"))
+    assert [e["shapes"][0][0] for e in spec["entries"]] == [[1, 16], [32, 16], [64, 16]]
+    assert check_run(fe, plan).identical
+    with pytest.raises(InputError, match=r"--dim batch: given both a size and a bound"):
+        plan_model(str(path), runtime="iree", options=ReadOptions(
+            dims={"batch": 4}, dim_bounds={"batch": 8}))
+
+
+_SHRINKING = """
+func.func @main(%x: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c65 = arith.constant 65 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %m = arith.subi %c65, %n : index
+  %s = tensor.extract_slice %x[0, 0] [1, 16] [1, 1] : tensor<?x16xf32> to tensor<1x16xf32>
+  %e = tensor.empty(%m) : tensor<?x16xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(i, j) -> (0, j)>,
+                                        affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+       ins(%s : tensor<1x16xf32>) outs(%e : tensor<?x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<?x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %b = linalg.matmul ins(%a, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+                     outs(%f : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %g0 = tensor.empty() : tensor<16x16xf32>
+  %g = linalg.fill ins(%z : f32) outs(%g0 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (k, i)>,
+                                        affine_map<(i, j, k) -> (k, j)>,
+                                        affine_map<(i, j, k) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+       ins(%b, %b : tensor<?x16xf32>, tensor<?x16xf32>) outs(%g : tensor<16x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %t = arith.mulf %p, %q : f32
+    %u = arith.addf %o, %t : f32
+    linalg.yield %u : f32
+  } -> tensor<16x16xf32>
+  return %c : tensor<16x16xf32>
+}
+"""
+
+
+def test_bounded_dim_refused_where_sizes_shrink_as_it_grows(tmp_path: Path) -> None:
+    path = tmp_path / "shrinking.mlir"
+    path.write_text(_SHRINKING)
+    # A (65 - batch) x 16 f32 transient: 4,096 B at batch 1, 3,648 B at 8.
+    with pytest.raises(InputError, match=r"@main#0's runtime-sized slice 0 takes 4,096 B at "
+                       r"arg0\.0=1 but 3,648 B at the bound: sizes do not grow"):
+        plan_model(str(path), runtime="iree", options=ReadOptions(
+            dim_bounds={"batch": 8}, time_limit=5))
+
+
+def test_bounded_dim_refused_by_runtimes_that_plan_one_size(
+        capsys: pytest.CaptureFixture) -> None:
+    assert main(["plan", str(DATA / "small_cnn.onnx"), "--dim", "batch=..4"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "--dim batch=..4: the onnx runtime is planned at one size per dimension (give NAME=N)")
 
 
 def test_target_without_an_iree_backend_is_refused() -> None:

@@ -55,12 +55,13 @@ def plan(path: str | Path, *, runtime: str | None = None, target: Target | str |
          dims: Mapping[str, int] | None = None, time_limit: float | None = 10.0,
          write: bool = False, check_run: bool = False, seed: int = 0,
          rewrite: str | None = None, max_recompute: float = 0.2,
-         **runtime_options: Any) -> PlanResult:
+         dim_bounds: Mapping[str, int] | None = None, **runtime_options: Any) -> PlanResult:
     """Plan the model at `path` for its runtime (by suffix, or `runtime`: see
     `memplan.plan.names()`). `write`: make the model in the runtime's form
     (`PlanResult.written`; nothing is written to disk here); `check_run`: run the original
     and the planned model on the runtime in a child process and compare (implies
-    `write`). `rewrite`: as `memplan plan --rewrite` ("reorder,inplace", "all"; what each
+    `write`). `dim_bounds`: as `--dim NAME=..N`, one plan for every size up to N (IREE).
+    `rewrite`: as `memplan plan --rewrite` ("reorder,inplace", "all"; what each
     did is `PlanResult.model.rewrites`). `runtime_options` are the runtime's own
     (`kernels="cmsis-nn"`, `core=...` for TFLM). A missing runtime package raises
     `memplan.MissingExtra`; bad input, `memplan.errors.InputError`; a failed run,
@@ -85,7 +86,7 @@ def plan(path: str | Path, *, runtime: str | None = None, target: Target | str |
         rewrites = parse(rewrite, entry.name, max_recompute)
     options = ReadOptions(None if target is None else target_of(target), dict(dims or {}),
                           write or check_run, time_limit, dict(runtime_options),
-                          rewrites=rewrites)
+                          rewrites=rewrites, dim_bounds=dict(dim_bounds or {}))
     fe, model = plan_model(path, runtime=entry.name, options=options)
     # The runtime's own output kept (`model.own`): nothing of memplan's to run.
     check = run_both(fe, model, seed) if check_run and model.own is None else None

@@ -115,6 +115,23 @@ def parse_values(option: str, items: Sequence[str], expected: str) -> dict[str, 
     return values
 
 
+def parse_dims(items: Sequence[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """`--dim` items: sizes (`NAME=N`) and bounds (`NAME=..N`), each by name."""
+    sizes, bounds = {}, {}
+    for text in items:
+        name, _, value = text.partition("=")
+        into, read = sizes, text
+        if value.lstrip().startswith(".."):
+            into, read = bounds, f"{name}={value.lstrip()[2:]}"
+        try:
+            item = parse_named_int("--dim", read, ("=",), "NAME=N or NAME=..N")
+        except InputError:
+            raise InputError("--dim", f"cannot read '{text[:80]}': expected NAME=N or "
+                             "NAME=..N") from None
+        into[item.key] = item.value
+    return sizes, bounds
+
+
 def add_mlir_input_arguments(p: argparse.ArgumentParser, target_required: bool = True) -> None:
     p.add_argument("file", help="MLIR file (`// -----` splits it into modules)")
     p.add_argument("--target", required=target_required, help="a preset name (see `memplan "

@@ -13,7 +13,7 @@ from .args import (
     inputs_of,
     non_negative_int,
     non_negative_seconds,
-    parse_values,
+    parse_dims,
     require_readable,
 )
 
@@ -41,7 +41,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    help="seconds for the exact solver per arena (default 10; 0: heuristics "
                    "only)")
     p.add_argument("--dim", action="append", default=[], metavar="NAME=N",
-                   help="value of a symbolic input dimension; repeatable")
+                   help="value of a symbolic input dimension; NAME=..N: one plan for every "
+                   "size up to N (IREE); repeatable")
     p.add_argument("--check-run", action="store_true", help="run the input and the planned "
                    "model on the runtime in a child process and compare their outputs (the "
                    "planned model is made in memory: -o is not needed)")
@@ -105,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         readers = [e.name for e in REGISTRY if e.name != entry.name]
         raise InputError(args.file, f"--dim: the {entry.name} runtime reads no symbolic "
                          f"dimensions (runtimes that do: {', '.join(readers) or 'none'})")
+    sizes, bounds = parse_dims(args.dim)
     extra = _runtime_options(args, entry, [(e, options_of(e)) for e in REGISTRY])
     if (args.check_run or (args.c_header and verifies_writes(fe))) and not fe.writes:
         raise InputError(args.file, f"{fe.runtime}: memplan writes no model for it, so there "
@@ -122,10 +124,10 @@ def run(args: argparse.Namespace) -> int:
         from ..plan.rewrites import parse
 
         rewrites = parse(args.rewrite, entry.name, args.max_recompute)
-    options = ReadOptions(target, parse_values("--dim", args.dim, "NAME=INTEGER")
-                          if args.dim else {}, bool(args.output or args.check_run
-                                                    or (args.c_header and verifies_writes(fe))),
-                          args.time_limit or None, extra, step=step, rewrites=rewrites)
+    options = ReadOptions(target, sizes, bool(args.output or args.check_run
+                                              or (args.c_header and verifies_writes(fe))),
+                          args.time_limit or None, extra, step=step, rewrites=rewrites,
+                          dim_bounds=bounds)
     cannot_run = unrunnable(fe, options)
     if args.check_run and cannot_run:
         raise InputError(args.file, f"--check-run: {cannot_run}")

@@ -84,6 +84,8 @@ class ReadOptions:
     extra: Mapping[str, Any] = field(default_factory=dict)  # the runtime's own `Option`s
     step: Step = field(default=no_step, compare=False, repr=False)
     rewrites: RewriteOptions | None = None  # --rewrite: what to try before planning
+    # --dim NAME=..N: one plan for every size up to N (front ends with `takes_dim_bounds`)
+    dim_bounds: Mapping[str, int] = field(default_factory=dict)
 
 
 
@@ -142,7 +144,8 @@ class FrontEnd(Protocol):
     plans_in_hook: ClassVar[bool]
     # Optional (default False): a written model is kept only after a run on the runtime
     # shows it needs no larger an arena than the runtime's own plan (`verifies_writes`).
-    # Optional (default False): `takes_dims`, the reader pins symbolic dimensions (--dim).
+    # Optional (default False): `takes_dims`, the reader pins symbolic dimensions (--dim);
+    # `takes_dim_bounds`, it also plans once for every size up to a bound (--dim NAME=..N).
     # Optional: `runnable(options) -> str | None`, why a model read with these options
     # cannot be run here (None: it can); `c_header(plan, header_path, check)`, the
     # runtime's own firmware header (`report.c_header.CHeader`) where the generic one
@@ -184,6 +187,10 @@ def keeps_own(front_end: FrontEnd) -> bool:
 
 def takes_dims(front_end: FrontEnd) -> bool:
     return bool(getattr(front_end, "takes_dims", False))
+
+
+def takes_dim_bounds(front_end: FrontEnd) -> bool:
+    return bool(getattr(front_end, "takes_dim_bounds", False))
 
 
 def unrunnable(front_end: FrontEnd, options: ReadOptions) -> str | None:

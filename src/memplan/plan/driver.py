@@ -34,7 +34,16 @@ from ..pack import (
 from ..place.model import Placement
 from ..targets import Target
 from . import entry_for, load
-from .contract import FrontEnd, ModelView, ReadOptions, RunCheck, Step, keeps_own, no_step
+from .contract import (
+    FrontEnd,
+    ModelView,
+    ReadOptions,
+    RunCheck,
+    Step,
+    keeps_own,
+    no_step,
+    takes_dim_bounds,
+)
 from .floor import Floor, floor_note, floors
 from .rewrites import RewriteKind, Rewritten, implementation
 
@@ -128,7 +137,12 @@ def plan_model(path: str, *, runtime: str | None = None,
                options: ReadOptions | None = None) -> tuple[FrontEnd, ModelPlan]:
     """Read, place, pack, write (when `options.write`), read back and check."""
     options = options or ReadOptions()
-    fe = load(entry_for(path, runtime), path)
+    entry = entry_for(path, runtime)
+    fe = load(entry, path)
+    if options.dim_bounds and not takes_dim_bounds(fe):
+        name, value = next(iter(options.dim_bounds.items()))
+        raise InputError(path, f"--dim {name}=..{value}: the {entry.name} runtime is planned "
+                         "at one size per dimension (give NAME=N)")
     view = fe.read(path, options)
     target = options.target
     rewrites: tuple[Rewritten, ...] = ()

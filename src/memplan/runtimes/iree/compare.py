@@ -57,8 +57,9 @@ def run_pair(reference: bytes, planned: bytes, entries: Sequence[RunInput],
     from .compile import LoadedProgram
 
     rng = np.random.default_rng(seed)
-    inputs = {e.function: [_random_input(rng, shape, _dtype(element))
-                           for shape, element in e.shapes] for e in entries}
+    # By position: one function may be called at several input sizes (--dim NAME=..N).
+    inputs = [[_random_input(rng, shape, _dtype(element)) for shape, element in e.shapes]
+              for e in entries]
     with tempfile.TemporaryDirectory(prefix="memplan-irpa-") as folder:
         archives = _write_parameters(Path(folder), parameters, rng)
         results = []
@@ -66,22 +67,26 @@ def run_pair(reference: bytes, planned: bytes, entries: Sequence[RunInput],
             if progress is not None:
                 progress(which, "loading the module")
             program = LoadedProgram(vmfb, name=which, parameters=archives)
-            outputs = {}
-            for e in entries:
+            outputs = []
+            for e, given in zip(entries, inputs, strict=True):
                 if progress is not None:
-                    progress(which, f"calling @{e.function}")
-                outputs[e.function] = program.call(e.function, inputs[e.function])
+                    progress(which, f"calling @{e.function}{_shown(e)}")
+                outputs.append(program.call(e.function, given))
             results.append(outputs)
     differences = []
-    for e in entries:
-        before, after = results[0][e.function], results[1][e.function]
+    for e, before, after in zip(entries, *results, strict=True):
         if len(before) != len(after):
-            differences.append(f"@{e.function}: {len(before)} outputs, then {len(after)}")
+            differences.append(f"@{e.function}{_shown(e)}: {len(before)} outputs, then "
+                               f"{len(after)}")
             continue
         for i, (a, b) in enumerate(zip(before, after, strict=True)):
             if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
-                differences.append(f"@{e.function}: output {i} differs")
+                differences.append(f"@{e.function}{_shown(e)}: output {i} differs")
     return differences
+
+
+def _shown(entry: RunInput) -> str:
+    return " at " + ", ".join("x".join(map(str, shape)) or "scalar" for shape, _ in entry.shapes)
 
 
 def _write_parameters(root: Path, parameters: Sequence[RunParameter],

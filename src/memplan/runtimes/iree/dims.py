@@ -1,4 +1,5 @@
-"""An IREE program's dynamic input dimensions pinned to chosen sizes (`--dim NAME=N`).
+"""An IREE program's dynamic input dimensions pinned to chosen sizes (`--dim NAME=N`) or
+bounded (`--dim NAME=..N`).
 
 MLIR keeps no names for dimensions (the ONNX and torch.export importers drop them), so
 memplan names them by position: `argI.J` is dimension J of argument I of every public
@@ -11,6 +12,13 @@ each argument to the old type and calls it (`tensor.cast`; `torch.tensor_static_
 for torch-dialect programs). IREE inlines the call and folds the casts, so the whole
 program is compiled at those sizes: its arenas have static sizes to plan, and a run has
 static inputs to make. The rest of the text is left as written (locations unchanged).
+
+A bounded dimension stays dynamic: the wrapper states its range the way IREE's torch
+input conversion states a `torch.export` range (`BindSymbolicShapes`): the size
+(`tensor.dim`) through `util.assume.int<umin = 1, umax = N>`, tied to the tensor
+(`flow.tensor.tie_shape`; a torch tensor is converted to a builtin one around it). IREE
+carries the assumption into the stream program, where each runtime-sized slice derived
+from it has a proven bound (`packs.py`): one plan for every size up to N.
 """
 
 from __future__ import annotations
@@ -44,8 +52,15 @@ class _Function:
     attributes: str
 
 
-def pin_dims(source: bytes, path: str, dims: Mapping[str, int]) -> tuple[bytes, str]:
-    """The program with the named dimensions pinned, and what was pinned (for a note)."""
+Bounded = dict[str, dict[tuple[int, int], int]]  # per public function, (argument, dim): N
+
+
+def pin_dims(source: bytes, path: str, dims: Mapping[str, int],
+             bounds: Mapping[str, int] | None = None) -> tuple[bytes, str, Bounded]:
+    """The program with the dimensions named in `dims` pinned and those in `bounds`
+    bounded (at most the value), what was done (for a note) and the bounded dimensions
+    of each function."""
+    bounds = bounds or {}
     text = source.decode()
     functions = _public_functions(text, path)
     dynamic = {f.name: _dynamic_dims(f.arguments) for f in functions}
@@ -55,21 +70,25 @@ def pin_dims(source: bytes, path: str, dims: Mapping[str, int]) -> tuple[bytes, 
     if not offered:
         raise InputError(path, "--dim: the program's public functions take no input of "
                          "dynamic shape")
-    for name, value in dims.items():
+    for name, value in [*dims.items(), *bounds.items()]:
+        shown = f"{name}={'..' if name in bounds else ''}{value}"
         if name not in offered:
             raise InputError(path, f"--dim {name}: not a dynamic input dimension of the program "
                              f"(memplan names them: {', '.join(offered)})")
         if value < 1:
-            raise InputError(path, f"--dim {name}={value}: a dimension is at least 1")
+            raise InputError(path, f"--dim {shown}: a dimension is at least 1")
+        if name in dims and name in bounds:
+            raise InputError(path, f"--dim {name}: given both a size and a bound")
     lines = text.splitlines(keepends=True)
-    pinned = []
+    pinned, bounded = [], {}
     for function in sorted(functions, key=lambda f: -f.line):  # later lines first
-        sizes = {}
+        sizes, most = {}, {}
         for i, j in dynamic[function.name]:
-            value = dims.get(f"arg{i}.{j}", dims.get("batch") if j == 0 else None)
-            if value is not None:
-                sizes[(i, j)] = value
-        if not sizes:
+            for given, into in ((dims, sizes), (bounds, most)):
+                value = given.get(f"arg{i}.{j}", given.get("batch") if j == 0 else None)
+                if value is not None:
+                    into[(i, j)] = value
+        if not sizes and not most:
             continue
         index = function.line - 1
         header = re.sub(r"func\.func\s+(?:public\s+)?@" + re.escape(function.name) + r"\(",
@@ -77,10 +96,13 @@ def pin_dims(source: bytes, path: str, dims: Mapping[str, int]) -> tuple[bytes, 
         if header == lines[index]:
             raise InputError(path, f"--dim: cannot rename @{function.name} on line "
                              f"{function.line} (its `func.func` header is not on one line)")
-        lines[index] = _wrapper(function, sizes) + header
+        lines[index] = _wrapper(function, sizes, most) + header
+        if most:
+            bounded[function.name] = most
         pinned.append(f"@{function.name} " + ", ".join(
-            f"arg{i}.{j}={v}" for (i, j), v in sorted(sizes.items())))
-    return "".join(lines).encode(), "; ".join(reversed(pinned))
+            [f"arg{i}.{j}={v}" for (i, j), v in sorted(sizes.items())]
+            + [f"arg{i}.{j}=..{v}" for (i, j), v in sorted(most.items())]))
+    return "".join(lines).encode(), "; ".join(reversed(pinned)), bounded
 
 
 def _public_functions(text: str, path: str) -> list[_Function]:
@@ -137,17 +159,21 @@ def _static(type_: ir.Type, i: int, sizes: Mapping[tuple[int, int], int]) -> str
     return f"!torch.vtensor<[{dims}],{match.group(2)}>"
 
 
-def _wrapper(function: _Function, sizes: Mapping[tuple[int, int], int]) -> str:
+def _wrapper(function: _Function, sizes: Mapping[tuple[int, int], int],
+             bounds: Mapping[tuple[int, int], int]) -> str:
     arguments, casts, operands = [], [], []
     for i, type_ in enumerate(function.arguments):
         static = _static(type_, i, sizes)
         arguments.append(f"%arg{i}: {static}")
-        if static == str(type_):
-            operands.append(f"%arg{i}")
-            continue
-        op = "torch.tensor_static_info_cast" if static.startswith("!torch.") else "tensor.cast"
-        casts.append(f"    %cast{i} = {op} %arg{i} : {static} to {type_}\n")
-        operands.append(f"%cast{i}")
+        operand = f"%arg{i}"
+        if static != str(type_):
+            op = "torch.tensor_static_info_cast" if static.startswith("!torch.") \
+                else "tensor.cast"
+            casts.append(f"    %cast{i} = {op} %arg{i} : {static} to {type_}\n")
+            operand = f"%cast{i}"
+        if any(i == k for k, _ in bounds):
+            operand = _bounded(operand, i, type_, bounds, casts)
+        operands.append(operand)
     results = ", ".join(str(t) for t in function.results)
     kinds = ", ".join(str(t) for t in function.arguments)
     names = ", ".join(f"%r#{k}" for k in range(len(function.results))) if \
@@ -163,4 +189,50 @@ def _wrapper(function: _Function, sizes: Mapping[tuple[int, int], int]) -> str:
             + "".join(casts) + body + "  }\n  ")
 
 
-__all__ = ["pin_dims"]
+def _bounded(operand: str, i: int, type_: ir.Type, bounds: Mapping[tuple[int, int], int],
+             lines: list[str]) -> str:
+    """`operand` (argument `i`, of `type_`) with its bounded dimensions assumed at most their
+    bound: the lines that say so appended to `lines`, the value to pass on returned."""
+    shape = _shape(type_)
+    assert shape is not None
+    builtin = _builtin(type_)
+    value = operand
+    if builtin != str(type_):
+        lines.append(f"    %builtin{i} = torch_c.to_builtin_tensor {operand} : {type_} -> "
+                     f"{builtin}\n")
+        value = f"%builtin{i}"
+    extents = []
+    for j, d in enumerate(shape):
+        if d is not None:
+            continue
+        lines.append(f"    %dim{i}_{j} = tensor.dim {value}, %c{j}_{i} : {builtin}\n")
+        lines.insert(len(lines) - 1, f"    %c{j}_{i} = arith.constant {j} : index\n")
+        extent = f"%dim{i}_{j}"
+        if (i, j) in bounds:
+            lines.append(f"    %most{i}_{j} = util.assume.int {extent}<umin = 1, umax = "
+                         f"{bounds[(i, j)]}> : index\n")
+            extent = f"%most{i}_{j}"
+        extents.append(extent)
+    lines.append(f"    %tied{i} = flow.tensor.tie_shape {value} : {builtin}"
+                 f"{{{', '.join(extents)}}}\n")
+    if builtin == str(type_):
+        return f"%tied{i}"
+    lines.append(f"    %bounded{i} = torch_c.from_builtin_tensor %tied{i} : {builtin} -> "
+                 f"{type_}\n")
+    return f"%bounded{i}"
+
+
+def _builtin(type_: ir.Type) -> str:
+    """The builtin tensor type of a tensor argument (a torch tensor's, converted)."""
+    if isinstance(type_, ir.RankedTensorType):
+        return str(type_)
+    match = _TORCH.fullmatch(str(type_))
+    assert match is not None
+    shape = _shape(type_)
+    assert shape is not None
+    dims = "".join(f"{'?' if d is None else d}x" for d in shape)
+    element = re.sub(r"^si(?=\d)", "i", match.group(2))  # torch's signed ints are signless
+    return f"tensor<{dims}{element}>"
+
+
+__all__ = ["Bounded", "pin_dims"]

@@ -23,7 +23,7 @@ _ELEMENT = re.compile(r"hal\.element_type<(\w+)>")
 
 @dataclass(frozen=True)
 class TensorSpec:
-    shape: tuple[int, ...]
+    shape: tuple[int | None, ...]  # None: a runtime size (a run needs it given)
     element: str  # MLIR spelling: f32, i64, ...
 
 
@@ -81,10 +81,10 @@ def _spec(op: ir.Operation, function: str, name: str) -> TensorSpec:
     element_op = defining_op(op.operands[1])
     match = _ELEMENT.search(str(element_op)) if element_op is not None else None
     dims = [int_constant(v) for v in list(op.operands)[3:]]
-    if match is None or None in dims:
-        raise InputError(name, f"@{function}: an input of runtime shape or element type "
-                         "(memplan makes random inputs of static shape only: give the sizes with --dim)")
-    return TensorSpec(tuple(dims), match.group(1))  # type: ignore[arg-type]
+    if match is None:
+        raise InputError(name, f"@{function}: an input of runtime element type (memplan "
+                         "makes random inputs of known element types only)")
+    return TensorSpec(tuple(dims), match.group(1))
 
 
 def parameters(source: ir.Module) -> list[Parameter]:

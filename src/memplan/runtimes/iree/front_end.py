@@ -20,6 +20,7 @@ import hashlib
 import io
 import json
 import zipfile
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...buffers import Arena, BufferRequest, RuntimePlan
@@ -66,6 +67,21 @@ def pack_arena(pack: Pack, iree: Layout | None) -> Arena | str:
     return Arena(_arena_name(pack), buffers, pack.config.offset_alignment, runtime)
 
 
+def run_sizes(bounded: Mapping[str, Mapping[tuple[int, int], int]]
+              ) -> list[dict[str, dict[tuple[int, int], int]]]:
+    """The input sizes `--check-run` calls each entry at: with bounded dimensions
+    (`--dim NAME=..N`), 1, half of N (rounded up) and N, each bounded dimension at that
+    point of its own range, so the one plan is run small, in the middle and at its bound."""
+    if not bounded:
+        return [{}]
+    choices: list[dict[str, dict[tuple[int, int], int]]] = []
+    for pick in (lambda n: 1, lambda n: (n + 1) // 2, lambda n: n):
+        choice = {f: {d: pick(n) for d, n in dims.items()} for f, dims in bounded.items()}
+        if choice not in choices:
+            choices.append(choice)
+    return choices
+
+
 class IreeFrontEnd:
     name: ClassVar[str] = "iree"
     suffixes: ClassVar[tuple[str, ...]] = (".mlir",)
@@ -75,29 +91,35 @@ class IreeFrontEnd:
     splits: ClassVar[bool] = False
     plans_in_hook: ClassVar[bool] = False
     takes_dims: ClassVar[bool] = True  # dynamic input dimensions pinned (runtimes/iree/dims.py)
+    takes_dim_bounds: ClassVar[bool] = True  # or bounded: one plan for every size up to N
 
     def read(self, path: str, options: ReadOptions) -> ModelView:
         from . import program as ip
         from .stages import LLVM_CPU
 
-        source = ip.read_source(path)
-        pinned = None
-        if options.dims:
+        source = given = ip.read_source(path)
+        pinned, bounded = None, {}
+        if options.dims or options.dim_bounds:
             from .dims import pin_dims
 
-            source, pinned = pin_dims(source, path, options.dims)
+            source, pinned, bounded = pin_dims(source, path, options.dims, options.dim_bounds)
         target = LLVM_CPU
         if options.target is not None:
             from .targets import iree_target
 
             target = iree_target(options.target.name, path)
         program = ip.read_program(source, path, target)
+        largest = None
+        if bounded:
+            program, largest = ip.at_largest_size(program, bounded)
         bounds: dict[str, int] = {}
         arenas, notes = [], [f"compiled by IREE for {target.device}"]
         if target.stand_in is not None:
             notes.append(target.stand_in)
         if pinned is not None:
             notes.append(f"planned and compiled at --dim sizes: {pinned}")
+        if largest is not None:
+            notes.append(largest)
         for i, (pack, iree) in enumerate(zip(program.packs, program.iree, strict=True)):
             arena = pack_arena(pack, iree)
             if isinstance(arena, str):
@@ -110,7 +132,11 @@ class IreeFrontEnd:
             notes.append(NOT_REPRODUCED)
         notes.append("arenas are IREE's stream.resource.pack ops (one per execution region), "
                      "sizes rounded to IREE's range alignment")
-        source_state = {"program": program, "source": source, "index": dict(
+        # A bounded program's reference is the input as given (IREE's own compile of it runs
+        # at every size); a pinned one's, the program at those sizes.
+        source_state = {"program": program, "source": source, "bounded": bounded,
+                        "reference": given if bounded else source,
+                        "index": dict(
             (a.name, i) for i, a in arenas), "bounds": bounds, "written": {}}
         return ModelView(path, self.name, tuple(a for _, a in arenas), tuple(notes),
                          {}, source_state)
@@ -215,12 +241,13 @@ class IreeFrontEnd:
             raise InputError(view.path, f"--check-run: compiled for {program.target.device}, "
                              "which this machine cannot run (without --check-run the .vmfb "
                              "is written)")
-        runs, params = ip.run_inputs(program.entries, state["source"], view.path)
+        runs, params = ip.run_inputs(program.entries, state["source"], view.path,
+                                     run_sizes(state["bounded"]))
         spec = {"entries": [dataclasses.asdict(r) for r in runs],
                 "parameters": [dataclasses.asdict(p) for p in params]}
         bundle = io.BytesIO()
         with zipfile.ZipFile(bundle, "w") as z:
-            z.writestr(_REFERENCE, ip.reference_vmfb(state["source"], view.path,
+            z.writestr(_REFERENCE, ip.reference_vmfb(state["reference"], view.path,
                                                      program.target))
             z.writestr(_SPEC, json.dumps(spec))
         return bundle.getvalue()

@@ -11,12 +11,13 @@ slice memplan cannot bound is left to IREE.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from iree.compiler import ir
 from iree.compiler.dialects import arith, util
 
+from ...analysis.index_eval import eval_index
 from ...analysis.ranges import RangeAnalysis
 from ...errors import InputError
 from ...ir.walk import OpOrder, defining_op, functions, int_constant, symbol_name, users, walk
@@ -130,6 +131,20 @@ def _slices(op: ir.Operation, ranges: RangeAnalysis) -> tuple[PackSlice, ...]:
             slices.append(PackSlice(start, end, None,
                                     why_unbounded=f"{size.get_name()}: {why}"))
     return tuple(slices)
+
+
+def runtime_sizes_at(module: ir.Module, at: Mapping[str, Mapping[str, int]]
+                     ) -> list[list[int | None]]:
+    """Per pack (module order), per runtime-sized slice (slice order): its bytes when the
+    inputs of the pack's function have the sizes `at` gives for it (keys as
+    `analysis.index_eval`'s, `arg0.dim0`; a `$async` twin reads its public function's),
+    None where they do not decide it."""
+    found = []
+    for function, op in pack_ops(module):
+        given = at.get(function.removesuffix("$async"), {})
+        found.append([eval_index(size, given) for size in _sizes(op)
+                      if int_constant(size) is None])
+    return found
 
 
 def resource_config(op: ir.Operation) -> ResourceConfig:

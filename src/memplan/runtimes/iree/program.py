@@ -11,6 +11,7 @@ packs' results and lets IREE finish the compile. The planning is the driver's
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -98,6 +99,69 @@ def _iree_static_layout(pack: Pack) -> Layout | None:
     return iree_layout([s.size for s in static], static, pack.config) if static else None
 
 
+# Sizes up to this are each evaluated when a bound is checked; above it, a spread of them.
+_SIZES_CHECKED = 1024
+
+
+def at_largest_size(program: IreeProgram, bounded: Mapping[str, Mapping[tuple[int, int], int]]
+                    ) -> tuple[IreeProgram, str]:
+    """The program with each runtime-sized slice planned at its size at the largest
+    sizes (`--dim NAME=..N`), once its size is shown to be no larger at any smaller one;
+    and a note saying so. Each bounded dimension is varied over 1..N (every size up to
+    1,024, else 1,024 spread over the range) with the others at their bound. A slice whose
+    size falls as a dimension grows is refused: a plan at the largest size would not hold
+    the smaller. A slice the evaluation cannot follow keeps the range analysis' bound,
+    which holds at every size but may be looser."""
+    def at(choice: Mapping[tuple[str, int, int], int]) -> dict[str, dict[str, int]]:
+        sizes: dict[str, dict[str, int]] = {}
+        for function, dims in bounded.items():
+            sizes[function] = {f"arg{i}.dim{j}": choice.get((function, i, j), n)
+                               for (i, j), n in dims.items()}
+        return sizes
+
+    largest = iree_packs.runtime_sizes_at(program.module, at({}))
+    worst: dict[tuple[int, int], tuple[int, int, str]] = {}
+    for function, dims in bounded.items():
+        for (i, j), n in dims.items():
+            step = max(1, -(-n // _SIZES_CHECKED))
+            for value in [*range(1, n, step)]:
+                smaller = iree_packs.runtime_sizes_at(program.module,
+                                                      at({(function, i, j): value}))
+                for p, (row, big) in enumerate(zip(smaller, largest, strict=True)):
+                    for k, (a, b) in enumerate(zip(row, big, strict=True)):
+                        if a is not None and b is not None and a > b and (p, k) not in worst:
+                            worst[(p, k)] = (a, b, f"arg{i}.{j}={value}")
+    if worst:
+        (p, k), (a, b, where) = next(iter(worst.items()))
+        raise InputError(program.name, f"--dim ..N: {program.packs[p].name}'s runtime-sized "
+                         f"slice {k} takes {a:,} B at {where} but {b:,} B at the bound: "
+                         "sizes do not grow with the dimension, so no one plan at the bound "
+                         "serves every size")
+    packs, evaluated, loose = [], 0, 0
+    for pack, sizes in zip(program.packs, largest, strict=True):
+        runtime = iter(sizes)
+        slices = []
+        for s in pack.slices:
+            if s.size is not None:
+                slices.append(s)
+                continue
+            value = next(runtime)
+            if value is None or s.bound is None or value > s.bound:
+                loose += s.bound is not None
+                slices.append(s)
+                continue
+            evaluated += 1
+            slices.append(dataclasses.replace(s, bound=value))
+        packs.append(dataclasses.replace(pack, slices=tuple(slices)))
+    shown = "; ".join(f"@{f} " + ", ".join(f"arg{i}.{j}<={n}" for (i, j), n in d.items())
+                      for f, d in bounded.items())
+    note = (f"one plan for every size up to the bound ({shown}): {evaluated} runtime-sized "
+            "slice(s) planned at their size at the bound, none larger at any smaller size")
+    if loose:
+        note += f"; {loose} at the range analysis' bound (not evaluated per size)"
+    return dataclasses.replace(program, packs=tuple(packs)), note
+
+
 def write_program(program: IreeProgram, layouts: Mapping[int, Layout]) -> bytes:
     """The `.vmfb` with each pack `layouts` names (by position) laid out as given; the
     others are left to IREE. The program's module is not changed."""
@@ -112,22 +176,33 @@ def write_program(program: IreeProgram, layouts: Mapping[int, Layout]) -> bytes:
     return iree_stages.finish(planned, program.name, program.target)
 
 
-def run_inputs(entries: Sequence[EntryPoint] | str, source: bytes, name: str
+def run_inputs(entries: Sequence[EntryPoint] | str, source: bytes, name: str,
+               sizes: Sequence[Mapping[str, Mapping[tuple[int, int], int]]] = ({},)
                ) -> tuple[list[RunInput], list[RunParameter]]:
-    """What a run check calls (entry points and their input shapes) and the external
-    parameters the program reads (random values stand in for them)."""
+    """What a run check calls (entry points and their input shapes, once per choice of
+    `sizes` for their runtime-sized dimensions: per function, (argument, dimension) to
+    size) and the external parameters the program reads (random values stand in for them)."""
     from iree.compiler import ir
 
     if isinstance(entries, str):
         raise InputError(name, f"cannot run the program: {entries}")
+    runs = []
+    for choice in sizes:
+        for e in entries:
+            given = choice.get(e.function, {})
+            shapes = tuple((tuple(given.get((i, j), d) for j, d in enumerate(t.shape)),
+                            t.element) for i, t in enumerate(e.inputs))
+            if any(d is None for shape, _ in shapes for d in shape):
+                raise InputError(name, f"cannot run the program: @{e.function} takes an input "
+                                 "of runtime shape (memplan makes random inputs of static shape "
+                                 "only: give the sizes with --dim)")
+            runs.append(RunInput(e.function, shapes))  # type: ignore[arg-type]
     try:
         inputs = ir.Module.parse(source.decode(), ir.Context())
     except (ir.MLIRError, UnicodeDecodeError) as err:
         raise InputError(name, f"cannot read the program's parameters: {err}") from None
-    params = [RunParameter(p.scope, p.key, p.spec.shape, p.spec.element)
+    params = [RunParameter(p.scope, p.key, p.spec.shape, p.spec.element)  # type: ignore[arg-type]
               for p in parameters(inputs)]
-    runs = [RunInput(e.function, tuple((t.shape, t.element) for t in e.inputs))
-            for e in entries]
     # Said here, before anything is compiled for the run, not as a failure in the child.
     elements = [el for r in runs for _, el in r.shapes] + [p.element for p in params]
     missing = next((el for el in elements if el not in NUMPY_DTYPES), None)
@@ -177,5 +252,5 @@ def read_source(path: str) -> bytes:
     return read_mlir_text(path).encode()
 
 
-__all__ = ["InvocationPeak", "IreeProgram", "invocation_peaks", "own_vmfb", "read_program",
+__all__ = ["InvocationPeak", "IreeProgram", "at_largest_size", "invocation_peaks", "own_vmfb", "read_program",
            "read_source", "reference_vmfb", "run_inputs", "write_program"]
