@@ -130,3 +130,17 @@ def test_a_frame_that_fits_only_packed_is_a_warning_and_place_makes_it_fit(capsy
     assert report["stack_frames"][0]["bytes"] == 20480
     assert main(["opt", str(path), "--target", "x86_64", "--place", "-o", str(placed)]) == 0
     assert iree_opt(placed, IREE_CHECK).returncode == 0
+
+
+def test_gpu_frame_counts_the_private_allocas_iree_hoists(capsys):
+    """IREE's mobilenet_v2 sm_80 dispatch: a 64 B private accumulator in a loop, which IREE's
+    GPU pipeline hoists to the entry. The frame counts it at its bound (it was "no bound")
+    and a limit below it is an error."""
+    path = Path(__file__).parent / "data" / "iree_cuda_private_iter_args.mlir"
+    code = main(["check", str(path), "--target", "cuda-sm80", "--json"])
+    frame, = json.loads(capsys.readouterr().out)["stack_frames"]
+    assert code == 0 and frame["bytes"] == 64 and frame["bounded"] and frame["counted"] == 1
+    code = main(["check", str(path), "--target", "cuda-sm80", "--max-frame", "32", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and [d["code"] for d in report["diagnostics"]
+                          if d["severity"] == "error"] == ["stack-frame-limit"], report

@@ -100,7 +100,12 @@ def test_check_workgroup_case_fits_sm90_except_the_dynamic_one(capsys):
     assert main(["check", str(EXAMPLES / "workgroup_memory_budget.mlir"),
                  "--target", "cuda-sm90"]) == 1
     err = capsys.readouterr().err
-    assert "@over_873872" in err and "over the 232448-byte limit" in err
+    # The 163 KiB of the sm_80 code the preset builds (IREE cannot target sm_90), not the
+    # hardware's 227 KiB: the command line says when a kernel is built for sm_90 itself.
+    assert "@over_873872" in err and "over the 166912-byte limit" in err
+    assert main(["check", str(EXAMPLES / "workgroup_memory_budget.mlir"),
+                 "--target", "cuda-sm90", "--workgroup-limit", "232448"]) == 1
+    assert "over the 232448-byte limit" in capsys.readouterr().err
 
 
 def test_check_frame_many_small_allocas(capsys):

@@ -8,8 +8,8 @@ the one way to pack a group of them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..analysis.allocation import Allocation
@@ -116,11 +116,14 @@ def _by_function(census: Sequence[Allocation], keep) -> dict[tuple[int, str], li
 
 
 def stack_frames(census: Sequence[Allocation], target: Target,
-                 targets: FunctionTargets | None = None) -> list[Budget]:
+                 targets: FunctionTargets | None = None,
+                 hoisted: Callable[[Allocation], bool] = lambda a: False) -> list[Budget]:
     """One frame per function with stack allocations, in census order: its bounded,
     loop-free stack allocations packed against its frame limit (the target's, or what
     `targets` says for that function). GPU private buffers count where the stack has a
-    size; without one there is no per-thread budget to check them against."""
+    size; without one there is no per-thread budget to check them against. An allocation
+    in a loop that the compiler hoists (`hoisted`: IREE's GPU pipeline) counts at its bound,
+    alive for the whole function, as it is once hoisted to the entry."""
     frames = []
     for (chunk, function), allocs in _by_function(census, in_frame).items():
         applied = targets.of(chunk, function) if targets is not None else None
@@ -130,8 +133,13 @@ def stack_frames(census: Sequence[Allocation], target: Target,
             continue
         capacity = stack.max_frame if stack else None
         align = stack.alignment if stack else 1
-        framed = [a.scope_loop_depth == 0 and a.bytes_or_bound is not None for a in allocs]
-        counted = tuple(a for a, f in zip(allocs, framed, strict=True) if f)
+        lifted = [a.scope_loop_depth > 0 and a.bytes_or_bound is not None and hoisted(a)
+                  for a in allocs]
+        framed = [(a.scope_loop_depth == 0 or up) and a.bytes_or_bound is not None
+                  for a, up in zip(allocs, lifted, strict=True)]
+        whole = (0, max(a.lifetime[1] for a in allocs) + 1)
+        counted = tuple(replace(a, lifetime=whole) if up else a
+                        for a, f, up in zip(allocs, framed, lifted, strict=True) if f)
         excluded = tuple(a for a, f in zip(allocs, framed, strict=True) if not f)
         frames.append(Budget(chunk, function, counted, pack_allocations(counted, capacity, align),
                              capacity, excluded,

@@ -10,14 +10,14 @@ from iree.compiler import ir
 
 from ..analysis.census import Allocation, FunctionFacts, function_facts
 from ..analysis.devices import DeviceUse, device_uses
-from ..analysis.hoist_plan import HoistPlan, plan_hoist
+from ..analysis.hoist_plan import HoistKind, HoistPlan, plan_hoist
 from ..ir import MlirChunk
 from ..ir.ops import MEMREF_ALLOCATION_OPS
 from ..ir.target_attrs import IrLimits, ir_limits
 from ..ir.walk import FunctionOps, function_of, function_ops, symbol_name
 from ..targets import Target
 from ..targets.applied import FunctionTarget, FunctionTargets, LimitOverrides, apply_limits
-from .budgets import Budget, kernel_budgets, stack_frames
+from .budgets import PRIVATE_SPACES, Budget, kernel_budgets, stack_frames
 
 
 @dataclass
@@ -59,6 +59,17 @@ class CheckContext:
             self._facts[key] = function_facts(func, chunk, self.assumptions)  # type: ignore[arg-type]
         return plan_hoist(a.op, self._facts[key], chunk.path)
 
+    def gpu_hoists(self, a: Allocation) -> bool:
+        """On a GPU target, a private alloca IREE's GPU pipeline puts at the entry with a
+        static size before it lowers the kernel (its hoist-statically-bound-allocations runs
+        after bufferization, and no GPU pass of IREE checks allocas before that), as
+        `memplan opt` does: not an error in IREE's GPU flow (its prefetch_shared_memory
+        tests leave such allocas in loops), and in the frame at its bound."""
+        if a.memory_space not in PRIVATE_SPACES or self.target.devices[0] != "gpu":
+            return False  # IREE's CPU check (check-ir-before-llvm-conversion) errs in every space
+        plan = self.hoist_plan(a)
+        return plan is not None and plan.kind in (HoistKind.TO_ENTRY, HoistKind.BIND)
+
     @cached_property
     def _chunk_at(self) -> dict[int, MlirChunk]:
         return {c.index: c for c in self.chunks}
@@ -69,7 +80,7 @@ class CheckContext:
 
     @cached_property
     def frames(self) -> list[Budget]:
-        return stack_frames(self.census, self.target, self.function_targets)
+        return stack_frames(self.census, self.target, self.function_targets, self.gpu_hoists)
 
     @cached_property
     def kernels(self) -> list[Budget]:

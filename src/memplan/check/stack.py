@@ -79,24 +79,12 @@ def check_stack_in_loop(ctx: CheckContext) -> list[Diagnostic]:
     ]
 
 
-def _gpu_pipeline_hoists(ctx: CheckContext, a: Allocation) -> bool:
-    """On a GPU target, a private alloca IREE's GPU pipeline puts at the entry with a static
-    size before it lowers the kernel (its hoist-statically-bound-allocations runs after
-    bufferization, and no GPU pass of IREE checks allocas before that), as `memplan opt`
-    does: not an error in IREE's GPU flow (its prefetch_shared_memory tests leave such
-    allocas in loops)."""
-    if a.memory_space != "private" or ctx.target.devices[0] != "gpu":
-        return False  # IREE's CPU check (check-ir-before-llvm-conversion) errs in every space
-    plan = ctx.hoist_plan(a)
-    return plan is not None and plan.kind in (HoistKind.TO_ENTRY, HoistKind.BIND)
-
-
 def _severity(ctx: CheckContext, a: Allocation) -> str:
-    return "warning" if _gpu_pipeline_hoists(ctx, a) else "error"
+    return "warning" if ctx.gpu_hoists(a) else "error"
 
 
 def _iree_gpu_hoists(ctx: CheckContext, a: Allocation) -> list[Note]:
-    if not _gpu_pipeline_hoists(ctx, a):
+    if not ctx.gpu_hoists(a):
         return []
     return [Note(a.location, "a warning, not an error: IREE's GPU pipeline hoists it to the "
                  "entry before lowering, as `memplan opt` does")]
