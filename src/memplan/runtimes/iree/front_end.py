@@ -132,10 +132,11 @@ class IreeFrontEnd:
             notes.append(NOT_REPRODUCED)
         notes.append("arenas are IREE's stream.resource.pack ops (one per execution region), "
                      "sizes rounded to IREE's range alignment")
-        # A bounded program's reference is the input as given (IREE's own compile of it runs
-        # at every size); a pinned one's, the program at those sizes.
+        # A bounded program's reference is the input as given, compiled again (IREE's own
+        # compile of it runs at every size); otherwise IREE's own .vmfb is finished from the
+        # stream phase already read (`own_vmfb`: byte for byte the plain compile).
         source_state = {"program": program, "source": source, "bounded": bounded,
-                        "reference": given if bounded else source,
+                        "reference": given if bounded else None,
                         "index": dict(
             (a.name, i) for i, a in arenas), "bounds": bounds, "written": {}}
         return ModelView(path, self.name, tuple(a for _, a in arenas), tuple(notes),
@@ -247,8 +248,8 @@ class IreeFrontEnd:
                 "parameters": [dataclasses.asdict(p) for p in params]}
         bundle = io.BytesIO()
         with zipfile.ZipFile(bundle, "w") as z:
-            z.writestr(_REFERENCE, ip.reference_vmfb(state["reference"], view.path,
-                                                     program.target))
+            z.writestr(_REFERENCE, ip.own_vmfb(program) if state["reference"] is None else
+                       ip.reference_vmfb(state["reference"], view.path, program.target))
             z.writestr(_SPEC, json.dumps(spec))
         return bundle.getvalue()
 
