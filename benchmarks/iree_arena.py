@@ -9,7 +9,9 @@ file (e.g. tests/data/small_cnn.onnx, the model `benchmarks/onnx_build.py` build
 `NAME@torch` exports NAME with iree-turbine instead (torch-dialect MLIR, weights
 external as named parameters; `pip install '.[export]'`; without iree-turbine those
 rows say so and are skipped); `NAME:batch=N` exports NAME with a dynamic batch dimension
-(ONNX `dynamic_axes`) and plans it with `--dim batch=N`.
+(ONNX `dynamic_axes`; with `@torch`, `torch.export.Dim` through iree-turbine) and plans it
+with `--dim batch=N`; `NAME:batch=..N` plans it once for every batch up to N (`--dim
+batch=..N`, run at 1, N/2 and N).
 Weights are random. Each model is exported to ONNX (PyTorch's TorchScript exporter),
 imported with IREE's own importer with its weights external
 (`iree-import-onnx --externalize-params`), then planned, written and checked by
@@ -152,17 +154,24 @@ def _static(path: Path, folder: Path) -> Path:
     return static
 
 
-def export_torch(name: str, folder: Path) -> Path:
+def export_torch(name: str, folder: Path, dynamic: bool = False) -> Path:
     """Torch-dialect MLIR as iree-turbine writes it (`aot.export`, weights external as
-    named parameters)."""
+    named parameters); `dynamic`: with a dynamic batch (dimension 0 of the first input)."""
+    import inspect
+
     import torch
     from iree.turbine import aot
 
     model, example = _model(name)
     aot.externalize_module_parameters(model)
+    shapes = None
+    if dynamic:  # torch.export specialises a batch of 1: the example has 2
+        example = torch.cat([example, example])
+        first = next(iter(inspect.signature(model.forward).parameters))
+        shapes = {first: {0: torch.export.Dim("batch")}}
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
-        exported = aot.export(model, example)
+        exported = aot.export(model, args=(example,), dynamic_shapes=shapes)
     mlir = folder / f"{name}.torch.mlir"
     exported.save_mlir(str(mlir))
     return mlir
@@ -174,7 +183,7 @@ def export(name: str, folder: Path) -> Path:
     dynamic = DYNAMIC in name
     name = name.split(DYNAMIC)[0]
     if name.endswith(TORCH):
-        return export_torch(name[:-len(TORCH)], folder)
+        return export_torch(name[:-len(TORCH)], folder, dynamic)
     if name.endswith(".onnx"):
         onnx_path = _static(Path(name), folder)
     else:
