@@ -356,6 +356,16 @@ def test_dynamic_batch_planned_once_for_every_size_up_to_a_bound(tmp_path: Path)
             dims={"batch": 4}, dim_bounds={"batch": 8}))
 
 
+def test_bounded_dim_of_a_torch_dialect_program() -> None:
+    """iree-turbine's form: the bound is stated around torch_c conversions; two 8x16 f32
+    transients at the bound, run identically at batch 1, 4 and 8."""
+    fe, plan = plan_model(str(DATA / "iree_torch_dynamic.mlir"), runtime="iree",
+                          options=ReadOptions(dim_bounds={"batch": 8}, write=True, time_limit=5))
+    assert "planned and compiled at --dim sizes: @main arg0.0=..8" in plan.notes
+    assert [(a.size, a.lower_bound) for a in plan.arenas] == [(2 * 8 * 16 * 4,) * 2]
+    assert check_run(fe, plan).identical
+
+
 _SHRINKING = """
 func.func @main(%x: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<16x16xf32> {
   %c0 = arith.constant 0 : index
