@@ -274,3 +274,33 @@ def test_probes_differ_and_repeat() -> None:
         again = together.probe(target, range(0, 8), 1 << 12)
         assert (first.status, first.offsets, first.nodes) == (again.status, again.offsets,
                                                               again.nodes)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_child_candidates_match_a_full_sort(seed: int) -> None:
+    """The child's candidate list, merged from the parent's (dfs.py), is the parent's
+    unplaced buffers sorted by (min offset, position), as sorting it whole gives: short
+    lists (insertion sort) and long ones (merge sort), few moved and many."""
+    import numpy as np
+
+    from memplan.pack.search.dfs import _child_candidates
+
+    rng = random.Random(seed)
+    count = rng.choice([5, 12, 40, 300])
+    pre = np.array(rng.sample(range(count), count), dtype=np.int64)  # position -> buffer
+    min_off = np.array([rng.randrange(8) for _ in range(count)], dtype=np.int64)
+    parent = sorted(range(count), key=lambda p: (min_off[pre[p]], p))
+    off = np.full(count, -1, dtype=np.int64)
+    moved = np.zeros(count, dtype=np.int64)
+    stamp = 7
+    for b in rng.sample(range(count), count // 5):  # placed since the parent's list
+        off[b] = 0
+    for b in rng.sample(range(count), rng.choice([1, count // 3, count])):
+        moved[b] = stamp
+        min_off[b] += rng.randrange(1, 6)
+    pool = np.full(4 * count, -9, dtype=np.int64)
+    pool[:count] = parent
+    made = _child_candidates(pool, 0, count, count, pre, 0, off, min_off, moved, stamp)
+    expected = sorted((p for p in parent if off[pre[p]] < 0),
+                      key=lambda p: (min_off[pre[p]], p))
+    assert pool[count: count + made].tolist() == expected
