@@ -2,7 +2,7 @@
 
     python benchmarks/pack_instances.py generate DIR [--seed S] [--sizes 120 500 2000]
     python benchmarks/pack_instances.py run DIR --minimalloc BINARY [--repeat 3]
-                                         [--timeout 60] [--only TEXT]
+                                         [--timeout 60] [--only TEXT] [--src DIR]
 
 `generate` writes instances in google/minimalloc's CSV format (id,lower,upper,size,
 the capacity in the file name) of two kinds, each from the seed given:
@@ -10,7 +10,7 @@ the capacity in the file name) of two kinds, each from the seed given:
   output living from its producer to its last consumer (mostly the next operator,
   sometimes a skip connection a few operators on), a few long-lived buffers
   (inputs, weights, state), sizes in KiB drawn log-uniformly like A-K's (1 KiB to
-  about 640 KiB, most under 128 KiB);
+  about 640 KiB, most under 160 KiB), 40-odd buffers live at the busiest moment;
 - `uni`: uniformly random intervals and sizes (1-100 KiB, in KiB).
 Each kind and size gets three capacities: memplan's lower bound on the peak, that
 +1% and +3% (so some at the bound may not fit at all). The instance itself does
@@ -47,13 +47,17 @@ KIB = 1024
 
 
 def tpu_instance(n: int, rng: random.Random) -> list[tuple[int, int, int]]:
-    """(lower, upper, size) of n buffers of an A-K-like tensor program."""
+    """(lower, upper, size) of n buffers of an A-K-like tensor program: 40-odd live at
+    the busiest moment, as in A-E."""
     buffers = []
-    steps = max(n - n // 20, 2)  # one output per operator, the rest long-lived
+    steps = max(n - min(max(n // 40, 3), 10), 2)  # an output per operator, the rest long-lived
     for step in range(steps):
         last = step + 1
-        if rng.random() < 0.3:  # a skip connection
-            last = step + rng.randint(2, 12)
+        draw = rng.random()
+        if draw < 0.4:  # a skip connection, or a value kept for a later layer
+            last = step + rng.randint(2, 30)
+        elif draw < 0.5:
+            last = step + rng.randint(30, 150)
         last = min(last, steps)
         size = int(math.exp(rng.uniform(math.log(1), math.log(160)))) * KIB
         if rng.random() < 0.04:
@@ -120,8 +124,8 @@ def run_child(command: list[str], timeout: float, env: dict | None = None,
     return usage.ru_utime + usage.ru_stime, wall, text, None if killed else child.returncode
 
 
-def memplan_once(path: Path, timeout: float) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+def memplan_once(path: Path, timeout: float, src: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(src)}
     cpu, wall, text, code = run_child(
         [sys.executable, "-m", "memplan", "pack", str(path), "--exact", "--summary"],
         timeout, env)
@@ -154,7 +158,8 @@ def median(runs: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
 
-def run(folder: Path, binary: Path, repeat: int, timeout: float, only: str | None) -> None:
+def run(folder: Path, binary: Path, repeat: int, timeout: float, only: str | None,
+        src: Path) -> None:
     from memplan.pack.csvio import capacity_from_name
 
     print("| instance | capacity | fit memplan / minimalloc | memplan solve s "
@@ -170,7 +175,7 @@ def run(folder: Path, binary: Path, repeat: int, timeout: float, only: str | Non
         theirs: list[dict] = []
         for _ in range(repeat):  # alternating, so that the load falls on both alike
             if not ours or ours[-1]["fit"] != "timeout":
-                ours.append(memplan_once(path, timeout))
+                ours.append(memplan_once(path, timeout, src))
             if not theirs or theirs[-1]["fit"] != "timeout":
                 theirs.append(minimalloc_once(binary, path, capacity, timeout))
         solve, cpu_m = median(ours, "solve"), median(theirs, "cpu")
@@ -198,11 +203,13 @@ def main() -> int:
     timing.add_argument("--repeat", type=int, default=3)
     timing.add_argument("--timeout", type=float, default=60.0, help="seconds per run")
     timing.add_argument("--only", default=None, help="only files whose name contains this")
+    timing.add_argument("--src", type=Path, default=REPO / "src",
+                        help="memplan's sources to time (default: this checkout's)")
     args = parser.parse_args()
     if args.command == "generate":
         generate(args.directory, args.seed, args.sizes)
     else:
-        run(args.directory, args.minimalloc, args.repeat, args.timeout, args.only)
+        run(args.directory, args.minimalloc, args.repeat, args.timeout, args.only, args.src)
     return 0
 
 

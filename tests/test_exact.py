@@ -304,3 +304,34 @@ def test_child_candidates_match_a_full_sort(seed: int) -> None:
     expected = sorted((p for p in parent if off[pre[p]] < 0),
                       key=lambda p: (min_off[pre[p]], p))
     assert pool[count: count + made].tolist() == expected
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_sweep_matches_its_definitions(seed: int) -> None:
+    """The vectorised set-up of the search (sections.py) against plain loops: each
+    section's members in index order, its bytes, and for each buffer the others live
+    with it, ascending (a buffer with no lifetime meets those live at its start)."""
+    from memplan.pack.arrays import problem_arrays
+    from memplan.pack.search.sections import sweep
+
+    rng = random.Random(seed)
+    problem = Problem([buf(str(i), start, start + rng.randint(0, 6), rng.randint(1, 9))
+                       for i, start in enumerate(rng.randint(0, 20)
+                                                 for _ in range(rng.randint(1, 30)))])
+    got = sweep(problem)
+    arrays = problem_arrays(problem)
+    lo, hi = arrays.section_lo.tolist(), arrays.section_hi.tolist()
+    for s in range(got.n_sections):
+        row = got.members[got.member_ptr[s]: got.member_ptr[s + 1]].tolist()
+        assert row == [i for i in range(len(lo)) if lo[i] <= s < hi[i]]
+        assert got.section_bytes[s] == sum(problem.buffers[i].size for i in row)
+    by_start = sorted(range(len(problem.buffers)), key=lambda i: problem.buffers[i].start)
+    meets: list[set[int]] = [set() for _ in problem.buffers]
+    for a, i in enumerate(by_start):
+        for j in by_start[a + 1:]:
+            if problem.buffers[j].start < problem.buffers[i].end:
+                meets[i].add(j)
+                meets[j].add(i)
+    for i in range(len(problem.buffers)):
+        row = got.overlaps[got.overlap_ptr[i]: got.overlap_ptr[i + 1]].tolist()
+        assert row == sorted(meets[i])
