@@ -23,7 +23,9 @@ medians: the solve time memplan reports, memplan's process CPU (user + system of
 the child), minimalloc's process CPU, and the wall time of each. "fit" says
 whether each fitted the capacity (memplan: status line; minimalloc: a plan that
 memplan's validator accepts), "no" a proof that nothing fits, "timeout" a kill at
---timeout seconds (a run that times out is not repeated).
+--timeout seconds (a run that times out is not repeated). "past start-up" is memplan's
+process CPU less its median on minimalloc's 5-buffer example, measured first: the
+solve time is wall clock, which a loaded machine stretches where CPU time it does not.
 """
 
 from __future__ import annotations
@@ -162,10 +164,13 @@ def run(folder: Path, binary: Path, repeat: int, timeout: float, only: str | Non
         src: Path) -> None:
     from memplan.pack.csvio import capacity_from_name
 
+    tiny = REPO / "tests" / "data" / "minimalloc" / "example.12.csv"
+    start_up = statistics.median(memplan_once(tiny, timeout, src)["cpu"] for _ in range(repeat))
+    print(f"memplan's start-up: {start_up:.3f} s CPU (`pack {tiny.name} --exact`, median)\n")
     print("| instance | capacity | fit memplan / minimalloc | memplan solve s "
-          "| memplan process CPU s | minimalloc CPU s | wall s memplan / minimalloc "
-          "| solve <= max(minimalloc CPU, 0.02) |")
-    print("| --- " * 8 + "|")
+          "| memplan process CPU s | past start-up | minimalloc CPU s "
+          "| wall s memplan / minimalloc | solve <= max(minimalloc CPU, 0.02) |")
+    print("| --- " * 9 + "|")
     met = total = 0
     for path in sorted(folder.glob("*.csv")):
         if only and only not in path.name:
@@ -179,15 +184,21 @@ def run(folder: Path, binary: Path, repeat: int, timeout: float, only: str | Non
             if not theirs or theirs[-1]["fit"] != "timeout":
                 theirs.append(minimalloc_once(binary, path, capacity, timeout))
         solve, cpu_m = median(ours, "solve"), median(theirs, "cpu")
-        ok = solve <= max(cpu_m, 0.02)
-        met += ok
-        total += 1
+        cpu_ours = median(ours, "cpu")
+        if theirs[-1]["fit"] == "timeout":  # its CPU is only what it spent until killed
+            verdict = "- (minimalloc timed out)"
+        else:
+            ok = solve <= max(cpu_m, 0.02)
+            met += ok
+            total += 1
+            verdict = "yes" if ok else "no"
         name = path.name.rsplit(".", 2)[0]
         print(f"| {name} | {capacity} | {ours[-1]['fit']} / {theirs[-1]['fit']} "
-              f"| {solve:.3f} | {median(ours, 'cpu'):.3f} | {cpu_m:.3f} "
+              f"| {solve:.3f} | {cpu_ours:.3f} | {cpu_ours - start_up:.3f} | {cpu_m:.3f} "
               f"| {median(ours, 'wall'):.2f} / {median(theirs, 'wall'):.2f} "
-              f"| {'yes' if ok else 'no'} |", flush=True)
-    print(f"\nmemplan's solve time at most minimalloc's CPU (or 0.02 s): {met} of {total}")
+              f"| {verdict} |", flush=True)
+    print(f"\nmemplan's solve time at most minimalloc's CPU (or 0.02 s): {met} of {total} "
+          "(instances minimalloc fitted or refused within the timeout)")
 
 
 def main() -> int:
