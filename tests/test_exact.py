@@ -274,3 +274,64 @@ def test_probes_differ_and_repeat() -> None:
         again = together.probe(target, range(0, 8), 1 << 12)
         assert (first.status, first.offsets, first.nodes) == (again.status, again.offsets,
                                                               again.nodes)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_child_candidates_match_a_full_sort(seed: int) -> None:
+    """The child's candidate list, merged from the parent's (dfs.py), is the parent's
+    unplaced buffers sorted by (min offset, position), as sorting it whole gives: short
+    lists (insertion sort) and long ones (merge sort), few moved and many."""
+    import numpy as np
+
+    from memplan.pack.search.dfs import _child_candidates
+
+    rng = random.Random(seed)
+    count = rng.choice([5, 12, 40, 300])
+    pre = np.array(rng.sample(range(count), count), dtype=np.int64)  # position -> buffer
+    min_off = np.array([rng.randrange(8) for _ in range(count)], dtype=np.int64)
+    parent = sorted(range(count), key=lambda p: (min_off[pre[p]], p))
+    off = np.full(count, -1, dtype=np.int64)
+    moved = np.zeros(count, dtype=np.int64)
+    stamp = 7
+    for b in rng.sample(range(count), count // 5):  # placed since the parent's list
+        off[b] = 0
+    for b in rng.sample(range(count), rng.choice([1, count // 3, count])):
+        moved[b] = stamp
+        min_off[b] += rng.randrange(1, 6)
+    pool = np.full(4 * count, -9, dtype=np.int64)
+    pool[:count] = parent
+    made = _child_candidates(pool, 0, count, count, pre, 0, off, min_off, moved, stamp)
+    expected = sorted((p for p in parent if off[pre[p]] < 0),
+                      key=lambda p: (min_off[pre[p]], p))
+    assert pool[count: count + made].tolist() == expected
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_sweep_matches_its_definitions(seed: int) -> None:
+    """The vectorised set-up of the search (sections.py) against plain loops: each
+    section's members in index order, its bytes, and for each buffer the others live
+    with it, ascending (a buffer with no lifetime meets those live at its start)."""
+    from memplan.pack.arrays import problem_arrays
+    from memplan.pack.search.sections import sweep
+
+    rng = random.Random(seed)
+    problem = Problem([buf(str(i), start, start + rng.randint(0, 6), rng.randint(1, 9))
+                       for i, start in enumerate(rng.randint(0, 20)
+                                                 for _ in range(rng.randint(1, 30)))])
+    got = sweep(problem)
+    arrays = problem_arrays(problem)
+    lo, hi = arrays.section_lo.tolist(), arrays.section_hi.tolist()
+    for s in range(got.n_sections):
+        row = got.members[got.member_ptr[s]: got.member_ptr[s + 1]].tolist()
+        assert row == [i for i in range(len(lo)) if lo[i] <= s < hi[i]]
+        assert got.section_bytes[s] == sum(problem.buffers[i].size for i in row)
+    by_start = sorted(range(len(problem.buffers)), key=lambda i: problem.buffers[i].start)
+    meets: list[set[int]] = [set() for _ in problem.buffers]
+    for a, i in enumerate(by_start):
+        for j in by_start[a + 1:]:
+            if problem.buffers[j].start < problem.buffers[i].end:
+                meets[i].add(j)
+                meets[j].add(i)
+    for i in range(len(problem.buffers)):
+        row = got.overlaps[got.overlap_ptr[i]: got.overlap_ptr[i + 1]].tolist()
+        assert row == sorted(meets[i])

@@ -58,6 +58,11 @@ LAYER_MIN_SECONDS = 1.0  # left before the outer deadline, for the scan for a sp
 # Large parts (greedy/improve.py) take their turn once the exact parts' rounds have
 # spent this many nodes (or are done): a count, where it was a share of the time.
 LARGE_TURN_NODES = 1 << 22
+# Deciding a capacity the greedy plan misses, the search first runs under a node
+# budget of this many nodes per buffer (its first round only: each preorder to 2 n
+# nodes, decide.py), then scans for layers; a count of nodes, not seconds, so the
+# same input takes the same path at any load.
+SHORT_FIT_NODES_PER_BUFFER = 2
 # Under a node budget b, each preorder's search may run to a limit up to b and
 # has run to half of it before: a question can spend this many times b.
 NODES_PER_BUDGET = 2 * len(DEFAULT_ORDERS)
@@ -143,11 +148,14 @@ def solve_exact(
     if single:
         if minimize or capacity is None:
             initial = _layered(problem, initial, deadline, workers, on_progress)
-        elif initial.peak(problem) > capacity:
-            initial = _layered(problem, initial, deadline, workers, on_progress, capacity)
         run = _Run(problem, started, deadline, initial, workers, on_progress, window_bound)
         if minimize or capacity is None:
             return run.minimize(capacity)
+        # Most capacities a greedy plan misses, a short search settles: the scan for
+        # layers (which costs more than that search on 2,000 random intervals, issue
+        # 35) waits until it has not. The search paused there resumes after it.
+        if run.best_peak > capacity and run.short_fit(capacity) == VerdictStatus.UNKNOWN:
+            run.offer(_layered(problem, run.best, deadline, workers, on_progress, capacity))
         return run.decide(capacity)
     return _by_parts(problem, parts, capacity, minimize or capacity is None, started, deadline,
                      initial, workers, on_progress, windows=window_bound)
@@ -537,6 +545,20 @@ class _Run:
 
     def _reached(self) -> SolveStatus:
         return SolveStatus.OPTIMAL if self.best_peak <= self.bound else SolveStatus.FEASIBLE
+
+    def short_fit(self, capacity: int) -> VerdictStatus:
+        """Ask for `capacity` under SHORT_FIT_NODES_PER_BUFFER nodes per buffer."""
+        if self.bound > capacity:
+            return VerdictStatus.INFEASIBLE
+        budget = SHORT_FIT_NODES_PER_BUFFER * max(len(self.problem.buffers), 1)
+        return self._ask(capacity, budget).status
+
+    def offer(self, plan: Solution) -> None:
+        """Keep `plan` (valid, as every plan handed in is) if it is lower than the best."""
+        if plan.peak(self.problem) < self.best_peak:
+            self.best = plan
+            if self.on_progress is not None:
+                self.on_progress(self.best_peak, self.bound)
 
     def decide(self, capacity: int) -> ExactResult:
         if self.best_peak <= capacity:

@@ -29,7 +29,7 @@ Nodes = namedtuple(  # per depth
     "hatless mark_min mark_floor dec_start dec_n dec_next")
 Frames = namedtuple("Frames", "lo hi base pre k")  # per (sub)partition being solved
 Pools = namedtuple("Pools", "pre ord cut trail_sec trail_floor")  # growable stacks
-Scratch = namedtuple("Scratch", "trail_buf trail_min affected seen")
+Scratch = namedtuple("Scratch", "trail_buf trail_min affected seen moved")
 
 # Registers of a paused search (SearchState.regs).
 R_STARTED, R_DEPTH, R_FRAMES, R_PRE_TOP, R_STAMP, R_TRAIL_MIN, R_TRAIL_FLOOR, R_CUT_TOP, \
@@ -69,6 +69,7 @@ class SearchState:
         self.scratch = Scratch(
             np.empty(n_edges + 1, i64), np.empty(n_edges + 1, i64),  # min-offset trail
             np.empty(n_sections, i64), np.zeros(n_sections, i64),  # affected sections
+            np.zeros(n, i64),  # buffers whose min offset the last placement raised
         )
         self.regs = np.zeros(9, i64)
 

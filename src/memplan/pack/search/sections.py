@@ -68,42 +68,53 @@ def sweep(problem: Problem) -> Sweep:
     n_sections = arrays.n_sections
 
     member_ptr, members = _section_members(section_lo, section_hi, n_sections)
-    section_bytes = np.zeros(n_sections, dtype=np.int64)
-    for lo, hi, size in zip(section_lo, section_hi, sizes, strict=True):
-        section_bytes[lo:hi] += size
+    # Each buffer adds its size from its first section to its last: a difference array.
+    change = np.zeros(n_sections + 1, dtype=np.int64)
+    np.add.at(change, section_lo, sizes)
+    np.add.at(change, section_hi, -sizes)
+    section_bytes = np.cumsum(change[:n_sections])
     cuts = cuts_between(section_lo, section_hi, n_sections)
     overlap_ptr, overlaps = _time_overlaps(starts, ends)
     return Sweep(section_lo, section_hi, member_ptr, members, overlap_ptr, overlaps,
                  section_bytes, cuts)
 
 
+# The set-up is vectorised: in Python loops it cost more than the search on 2,000
+# random intervals (0.08 s of 0.1 s; issue 35).
+
+
 def _section_members(
     section_lo: np.ndarray, section_hi: np.ndarray, n_sections: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    rows: list[list[int]] = [[] for _ in range(n_sections)]
-    for i, (lo, hi) in enumerate(zip(section_lo, section_hi, strict=True)):
-        for s in range(lo, hi):
-            rows[s].append(i)
-    return _csr(rows)
+    """Each section's buffers in index order, as CSR rows."""
+    owner, section = _expand(section_lo, section_hi - section_lo)
+    order = np.argsort(section, kind="stable")  # owners ascend within a section
+    ptr = np.zeros(n_sections + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(np.bincount(section, minlength=n_sections))
+    return ptr, owner[order]
 
 
 def _time_overlaps(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs live at a common moment (half-open lifetimes), as CSR rows."""
+    """Pairs live at a common moment (half-open lifetimes), as CSR rows.
+
+    By start time, a buffer meets exactly the ones after it that start before it
+    ends: a run of positions up to the first start at or past its end."""
     n = len(starts)
-    rows: list[list[int]] = [[] for _ in range(n)]
     order = np.argsort(starts, kind="stable")
-    live: list[int] = []
-    for i in order.tolist():
-        live = [j for j in live if ends[j] > starts[i]]
-        for j in live:
-            rows[i].append(j)
-            rows[j].append(i)
-        live.append(i)
-    return _csr([sorted(r) for r in rows])
+    last = np.searchsorted(starts[order], ends[order], side="left")
+    first = np.arange(1, n + 1, dtype=np.int64)
+    earlier, later = _expand(first, np.maximum(last - first, 0))  # positions a < b
+    # Row by row, each row ascending: one sort of i * n + j (n * n fits in int64).
+    pairs = np.sort(np.concatenate([order[earlier] * n + order[later],
+                                    order[later] * n + order[earlier]]))
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(np.bincount(pairs // max(n, 1), minlength=n))
+    return ptr, pairs % max(n, 1)
 
 
-def _csr(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    ptr[1:] = np.cumsum([len(r) for r in rows])
-    flat = np.array([x for r in rows for x in r], dtype=np.int64)
-    return ptr, flat
+def _expand(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every k and every t < count[k]: (k, first[k] + t), k ascending."""
+    owner = np.repeat(np.arange(len(count), dtype=np.int64), count)
+    start_of = np.cumsum(count) - count
+    value = first[owner] + (np.arange(len(owner), dtype=np.int64) - start_of[owner])
+    return owner, value
