@@ -1,12 +1,14 @@
 """Patch-by-patch execution of the first stage (issue 34): TFLM's arena before and after.
 
     python benchmarks/tflite_patches.py [--max-recompute R] [--objective arena|bound]
-                                        [--only NAME ...] [FILE.tflite ...]
+                                        [--only NAME ...] [FILE.tflite | FOLDER ...]
 
 The models are int8 CNNs with random weights written operator by operator here
 (tests/tflite_ops.py: a five-layer CNN, MobileNetV1 in the person-detection shape,
-MobileNetV2 at several widths and resolutions; no TensorFlow needed), plus any .tflite
-files given. For each: `rewrite_patches` chooses the split point and grid; then both models
+MobileNetV2 at several widths and resolutions; no TensorFlow needed), or, when files or
+folders are given, those .tflite files (a folder's in name order; e.g. the ones
+benchmarks/keras_tflite.py builds), plus the built ones named by --only. For each:
+`rewrite_patches` chooses the split point and grid; then both models
 run under TFLM's interpreter (tflite-micro) on the same random input: the smallest arena
 each runs in (bisected, 16-byte steps), the head TFLM's recording allocator reports there,
 and whether the outputs are byte-identical. Then the rewritten model is planned by memplan
@@ -102,12 +104,15 @@ def main() -> None:
                         default=patches.Objective.ARENA.value)
     parser.add_argument("--only", nargs="*", help="built models to measure (default all)")
     args = parser.parse_args()
-    chosen = [(n, build) for n, build in MODELS.items() if not args.only or n in args.only]
+    chosen = [(n, build) for n, build in MODELS.items()
+              if n in (args.only or ()) or not args.only and not args.files]
+    files = [f for path in args.files
+             for f in (sorted(path.glob("*.tflite")) if path.is_dir() else [path])]
     rows = []
     for name, build in chosen:
         rows.append(row(name, build(), args.max_recompute, patches.Objective(args.objective)))
         print(f"  {name}: done", file=sys.stderr)
-    for path in args.files:
+    for path in files:
         rows.append(row(path.stem, path.read_bytes(), args.max_recompute,
                         patches.Objective(args.objective)))
         print(f"  {path.stem}: done", file=sys.stderr)

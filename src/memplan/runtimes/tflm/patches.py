@@ -238,7 +238,9 @@ def candidate_stages(model) -> list[list[StageOp]]:
     source: int | None = None
     produced: set[int] = set()
     for n, op in enumerate(ops):
-        described = _describe(n, codes[op.opcodeIndex], op, tensors, constant)
+        name = codes[op.opcodeIndex]
+        described = _describe_pad(n, model, op) if name == "PAD" else \
+            _describe(n, name, op, tensors, constant)
         if described is None:
             break
         outside = [i for i in described.inputs if i not in produced]
@@ -313,6 +315,53 @@ def _describe(n: int, name: str, op, tensors, constant: set[int]) -> StageOp | N
         rows, cols = (Window(size=int(out.shape[a])) for a in (1, 2))
         return StageOp(n, name, Kind.ELEMENTWISE, tuple(acts), outs[0], rows, cols)
     return None
+
+
+def _describe_pad(n: int, model, op) -> StageOp | None:
+    """An explicit PAD of the height and width (what keras.applications puts before a
+    stride-2 convolution): a window of one that reads `top` rows before its output. Run on
+    a patch it is no operator: the patch's read of its input, padded at the image border
+    like any other, is its output (`_patch`)."""
+    tensors = model.subgraphs[0].tensors
+    ins, outs = _ints(op.inputs), _ints(op.outputs)
+    if len(ins) != 2 or len(outs) != 1 or not _spatial(tensors[ins[0]]) \
+            or not _spatial(tensors[outs[0]]):
+        return None
+    x, y = tensors[ins[0]], tensors[outs[0]]
+    paddings = _int32s(model, tensors[ins[1]])
+    # PAD writes its output's zero point; the patch's border PAD writes its input's.
+    if paddings is None or paddings.shape != (4, 2) or (paddings < 0).any() \
+            or paddings[0].any() or paddings[3].any() or x.type != y.type \
+            or not _same_quantization(x, y):
+        return None
+    windows = []
+    for axis in (1, 2):
+        before, after = (int(v) for v in paddings[axis])
+        if int(y.shape[axis]) != int(x.shape[axis]) + before + after:
+            return None
+        windows.append(Window(pad_before=before, size=int(x.shape[axis])))
+    return StageOp(n, "PAD", Kind.CONV, (ins[0],), outs[0], *windows)
+
+
+def _int32s(model, tensor):
+    """A constant int32 tensor's values, or None when it holds none in the model."""
+    buffers = model.buffers or []
+    if tensor.type != tfl.schema.TensorType.INT32 or not 0 < tensor.buffer < len(buffers):
+        return None
+    data = buffers[tensor.buffer].data
+    shape = [int(d) for d in tensor.shape if tensor.shape is not None]
+    if data is None or len(data) != 4 * int(np.prod(shape)):
+        return None
+    return np.frombuffer(np.asarray(data, dtype=np.uint8).tobytes(), dtype="<i4").reshape(shape)
+
+
+def _same_quantization(a, b) -> bool:
+    def params(t):
+        q = t.quantization
+        if q is None or q.scale is None:
+            return None
+        return ([float(s) for s in q.scale], [int(z) for z in q.zeroPoint])
+    return params(a) == params(b)
 
 
 def _spatial(tensor) -> bool:
@@ -462,6 +511,9 @@ def _patch(model, stage: list[StageOp], grid: int):
                     if any(pads):
                         x = emit.pad(x, pads, op.kind, f"{_text(tensors[i].name)}{tag}/pad")
                     args.append(x)
+                if op.name == "PAD":  # its input, read and padded as its output is
+                    made[op.output] = args[0]
+                    continue
                 o0, o1, p0, p1 = computed[op.output]
                 out_shape = [1, o1 - o0, p1 - p0, int(tensors[op.output].shape[3])]
                 y = emit.like(op.output, out_shape, f"{_text(tensors[op.output].name)}{tag}")
