@@ -74,13 +74,21 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
         for x, y in zip(a.outputs, b.outputs, strict=True))
     planned = memplan_arena(result.model)
     rows, cols = result.grid
-    return (name, result.split_tensor, f"{rows}x{cols}", result.macs_before, result.macs_after,
+    return (name, short(result.split_tensor), f"{rows}x{cols}", result.macs_before,
+            result.macs_after,
             f"{result.recompute:.1%}", f"{result.macs_after / result.macs_before - 1:.1%}",
             result.lower_bound_before, result.lower_bound_after,
             f"{result.lower_bound_after / result.lower_bound_before:.2f}",
             heads[0], heads[1], arenas[0], arenas[1], f"{arenas[1] / arenas[0]:.2f}",
             "yes" if same else "NO", planned, f"{planned / arenas[0]:.2f}",
             f"{time.perf_counter() - started:.0f}")
+
+
+def short(tensor: str) -> str:
+    """A converter's tensor name without its scopes and fused names: `m/block_1_project/x;y`
+    is `block_1_project`."""
+    parts = tensor.split(";")[0].split("/")
+    return parts[-2] if len(parts) > 1 else parts[0]
 
 
 def memplan_arena(data: bytes) -> int:
