@@ -63,7 +63,8 @@ _ELEMENTWISE = {
     aten.hardswish_.default, aten.tanh.default, aten.clamp.default, aten.add.Tensor,
     aten.sub.Tensor, aten.mul.Tensor, aten.batch_norm.default,
     aten._native_batch_norm_legit_no_training.default, aten.leaky_relu.default,
-    aten.gelu.default,
+    aten.gelu.default, aten.relu6.default, aten.hardsigmoid.default,
+    aten.hardsigmoid_.default, aten.clamp_.default, aten.elu.default,
 }
 
 
