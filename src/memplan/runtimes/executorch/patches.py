@@ -66,6 +66,14 @@ _ELEMENTWISE = {
     aten.gelu.default, aten.relu6.default, aten.hardsigmoid.default,
     aten.hardsigmoid_.default, aten.clamp_.default, aten.elu.default,
 }
+# In-place forms run on a patch as their functional twins: the patch holds its own copy,
+# so writing over it would only alias what the original wrote over (accepted only when
+# the operator is the input's one reader, where the two compute the same).
+_FUNCTIONAL = {
+    aten.relu_.default: aten.relu.default, aten.hardtanh_.default: aten.hardtanh.default,
+    aten.silu_.default: aten.silu.default, aten.hardswish_.default: aten.hardswish.default,
+    aten.hardsigmoid_.default: aten.hardsigmoid.default, aten.clamp_.default: aten.clamp.default,
+}
 
 
 @dataclass(frozen=True)
@@ -235,6 +243,8 @@ def _describe(p: _Program, node: Any) -> _Described | None:
                 return None
             elif a not in acts:
                 acts.append(a)
+        if target in _FUNCTIONAL and len(x.users) != 1:
+            return None
         if target is aten.batch_norm.default and _arg(node, 5, "training", False):
             return None
         if target is aten._native_batch_norm_legit_no_training.default:
@@ -397,7 +407,8 @@ def _emit_stage(b: _Builder, stage: list[StageOp], grid: int) -> Any:
                 o0, o1, q0, q1 = computed[op.output]
                 out_shape = (n, p.shape(node)[1], o1 - o0, q1 - q0)
                 args = _patch_args(b, node, op, replaced)
-                made[op.output] = b.call(node.target, args, out_shape,
+                made[op.output] = b.call(_FUNCTIONAL.get(node.target, node.target), args,
+                                         out_shape,
                                          node.meta["val"].element_size(),
                                          list(replaced.values()))
             pieces.append(made[split])
@@ -498,8 +509,11 @@ def rewrite_patches(exported: Any, *, max_recompute: float = 0.2,
         return {i: p.shape(p.node(i))[2:] for op in stage for i in (*op.inputs, op.output)}
 
     def measure(stage: list[StageOp], grid: int) -> tuple[int, int]:
+        macs = patched_macs(stage, grid, shapes(stage), per_position)
+        if macs > (1 + max_recompute) * whole_macs(stage, shapes(stage), per_position):
+            return 0, macs  # over the budget: the search stops here, the graph unbuilt
         built = _patched(p, keyed[tuple(o.index for o in stage)], grid)
-        return _bound(built, p), patched_macs(stage, grid, shapes(stage), per_position)
+        return _bound(built, p), macs
 
     candidates = search_grids(
         stages, max_recompute=max_recompute, max_grid=max_grid,
