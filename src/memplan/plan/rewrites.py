@@ -52,7 +52,9 @@ REWRITES: tuple[Rewrite, ...] = (
             {"tflm": "memplan.runtimes.tflm.rewrite:patches",
              "executorch": "memplan.runtimes.executorch.rewrite:patches"}),
     Rewrite(RewriteKind.REORDER, "run the operators in an order with fewer bytes live at "
-            "once (every dependency kept)", {"tflm": "memplan.runtimes.tflm.rewrite:reorder"}),
+            "once (every dependency kept)", {"tflm": "memplan.runtimes.tflm.rewrite:reorder",
+                                              "executorch":
+                                              "memplan.runtimes.executorch.rewrite:reorder"}),
     Rewrite(RewriteKind.INPLACE, "write an elementwise operator's output over an input "
             "that dies there", {"tflm": "memplan.runtimes.tflm.rewrite:inplace"}),
 )

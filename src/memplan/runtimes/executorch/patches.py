@@ -334,31 +334,22 @@ class _Builder:
 
 def _patched(p: _Program, stage: list[_Described], grid: int) -> _Builder:
     b = _Builder(p)
+    b.graph, b.env = start_graph(p)
     ops = [d.op for d in stage]
     split = p.node(ops[-1].output)
     in_stage = {p.node(o.output) for o in ops}
     for node in p.nodes:
+        if node.op == "placeholder" and not p.constant(node):
+            b._track(b.env[node], p.shape(node), _bytes_of(node), [], call=False)
+        if node.op != "call_function":
+            continue  # the output is added when exported, once every node is built
         if node in in_stage:
             if node is split:
                 b.env[node] = _emit_stage(b, ops, grid)
             continue
-        if node.op == "placeholder":
-            if p.constant(node):
-                new = b.graph.get_attr(_attr(node.name))
-                b.env[node] = new
-            else:
-                new = b.graph.placeholder(node.name)
-                new.meta = dict(node.meta)
-                b.env[node] = new
-                b._track(new, p.shape(node), _bytes_of(node), [], call=False)
-            continue
-        if node.op == "output":
-            continue  # added when exported, once every node is built
         new = b.graph.node_copy(node, lambda a: b.env[a])
         b.env[node] = new
-        if node.op == "call_function":
-            b._track(new, p.shape(node), _bytes_of(node),
-                     [b.env[a] for a in node.all_input_nodes])
+        b._track(new, p.shape(node), _bytes_of(node), [b.env[a] for a in node.all_input_nodes])
     return b
 
 
@@ -469,16 +460,32 @@ def _original_bound(p: _Program) -> int:
     return _bound(b, p)
 
 
-def _exported(p: _Program, b: _Builder) -> Any:
-    """The rewritten graph exported again, the constants the original's."""
+def start_graph(p: _Program) -> tuple[torch.fx.Graph, dict[Any, Any]]:
+    """A new graph holding the program's inputs: user inputs as placeholders, constants
+    as attributes (`export_graph` registers them); and the map from old node to new."""
+    graph = torch.fx.Graph()
+    env: dict[Any, Any] = {}
+    for node in p.nodes:
+        if node.op != "placeholder":
+            continue
+        if p.constant(node):
+            env[node] = graph.get_attr(_attr(node.name))
+        else:
+            env[node] = graph.placeholder(node.name)
+            env[node].meta = dict(node.meta)
+    return graph, env
+
+
+def export_graph(p: _Program, graph: torch.fx.Graph, env: dict[Any, Any]) -> Any:
+    """The new graph (from `start_graph`, every call added) exported again, with the
+    original's constants and outputs."""
     root = torch.nn.Module()
     for name, value in p.constants.items():
         root.register_buffer(_attr(name), value.detach().clone())
     for n in p.nodes:
         if n.op == "output":
-            b.graph.output(tuple(b.env[a] for a in n.args[0]) if isinstance(
-                n.args[0], (tuple, list)) else b.env[n.args[0]])
-    module = torch.fx.GraphModule(root, b.graph)
+            graph.output(torch.fx.node.map_arg(n.args[0], lambda a: env[a]))
+    module = torch.fx.GraphModule(root, graph)
     inputs = tuple(torch.zeros(p.shape(n), dtype=n.meta["val"].dtype)
                    for n in p.nodes if n.op == "placeholder" and not p.constant(n))
     return torch.export.export(module, inputs)
@@ -539,8 +546,9 @@ def _chosen(p: _Program, stage: list[_Described], grid: int, macs: int, before: 
     built = _patched(p, stage, grid)
     bound = _bound(built, p)
     split = p.node(ops[-1].output)
-    return PatchRewrite(_exported(p, built), f"stage of {len(ops)} operators run as "
-                        f"{grid} x {grid} patches", split.name, p.calls.index(split),
+    return PatchRewrite(export_graph(p, built.graph, built.env),
+                        f"stage of {len(ops)} operators run as {grid} x {grid} patches",
+                        split.name, p.calls.index(split),
                         (grid, grid), macs, macs - whole + after, whole, after, before, bound)
 
 

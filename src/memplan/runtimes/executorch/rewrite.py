@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from ...plan.contract import ModelView
 from ...plan.rewrites import Candidate, RewriteOptions
 from .patches import rewrite_patches
+from .reorder import better_order
 
 if TYPE_CHECKING:
     from .front_end import ExecutorchFrontEnd
@@ -29,8 +30,24 @@ def patches(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
             f"{found.split_node}: stage multiply-accumulates +{found.recompute:.1%}, "
             f"bytes live at once {found.bound_before:,} B -> {found.bound_after:,} B "
             "(before ExecuTorch's lowering)")
+    return Candidate(_view(view, found.exported), (said,), found.macs_before,
+                     found.macs_after)
+
+
+def reorder(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
+            ) -> Candidate | str:
+    """The call nodes in an order with fewer bytes live at once (`reorder.py`)."""
+    found = better_order(view.source.exported)
+    if isinstance(found, str):
+        return found
+    exported, before, after, moved = found
+    return Candidate(_view(view, exported), (
+        f"{moved} call nodes moved: {before:,} B live at once before, {after:,} B after "
+        "(before ExecuTorch's lowering)",))
+
+
+def _view(view: ModelView, exported) -> ModelView:  # noqa: ANN001
+    source = view.source
     given = source.exported if source.given is None else source.given
-    rewritten = replace(source, exported=found.exported, given=given)
-    return Candidate(ModelView(view.path, view.front_end, view.arenas, view.notes,
-                               view.details, rewritten, view.operators), (said,),
-                     found.macs_before, found.macs_after)
+    return ModelView(view.path, view.front_end, view.arenas, view.notes, view.details,
+                     replace(source, exported=exported, given=given), view.operators)
