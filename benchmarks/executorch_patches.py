@@ -87,8 +87,8 @@ def main() -> None:
     for name in args.only or MODELS:
         build, size = MODELS[name]
         rows.append(row(name, build, size, args.max_recompute))
-        print(name, "done", flush=True)
-    print(format_table(HEADERS, rows))
+        # The table so far after each model: a long run still leaves what it measured.
+        print(format_table(HEADERS, rows), end="\n\n", flush=True)
 
 
 if __name__ == "__main__":
