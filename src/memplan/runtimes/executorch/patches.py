@@ -497,8 +497,9 @@ def rewrite_patches(exported: Any, *, max_recompute: float = 0.2,
     with the lowest bound within `max_recompute` more multiply-accumulates in the stage;
     `exported` None when no candidate is below the original (`reason` says why)."""
     p = _Program(exported)
-    if any(n.op == "output" for n in p.nodes) and exported.graph_signature.buffers_to_mutate:
-        return PatchRewrite(None, "the program mutates buffers")
+    sig = exported.graph_signature
+    if sig.buffers_to_mutate or getattr(sig, "user_inputs_to_mutate", None):
+        return PatchRewrite(None, "the program writes over a buffer or an input")
     macs = model_macs(p)
     before = _original_bound(p)
     unchanged = {"macs_before": macs, "macs_after": macs, "bound_before": before,
