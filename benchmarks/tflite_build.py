@@ -185,7 +185,10 @@ def unet_mini(keras):
     return keras.Model(inp, x, name="unet_mini")
 
 
-def convert(model, quantize: bool) -> bytes:
+def convert(model, quantize: bool, *, float_input: bool = False) -> bytes:
+    """The Keras model as a .tflite file; `quantize`: int8 throughout with int8 output,
+    and an int8 input unless `float_input` (then the graph's first operator is the
+    QUANTIZE of the float input, as MCUNet's released models have it)."""
     import numpy as np
     import tensorflow as tf
 
@@ -201,7 +204,7 @@ def convert(model, quantize: bool) -> bytes:
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = representative
         converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        converter.inference_input_type = tf.int8
+        converter.inference_input_type = tf.float32 if float_input else tf.int8
         converter.inference_output_type = tf.int8
     return converter.convert()
 

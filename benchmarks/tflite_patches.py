@@ -1,12 +1,14 @@
 """Patch-by-patch execution of the first stage (issue 34): TFLM's arena before and after.
 
     python benchmarks/tflite_patches.py [--max-recompute R] [--objective arena|bound]
-                                        [--only NAME ...] [FILE.tflite ...]
+                                        [--only NAME ...] [FILE.tflite | FOLDER ...]
 
 The models are int8 CNNs with random weights written operator by operator here
 (tests/tflite_ops.py: a five-layer CNN, MobileNetV1 in the person-detection shape,
-MobileNetV2 at several widths and resolutions; no TensorFlow needed), plus any .tflite
-files given. For each: `rewrite_patches` chooses the split point and grid; then both models
+MobileNetV2 at several widths and resolutions; no TensorFlow needed), or, when files or
+folders are given, those .tflite files (a folder's in name order; e.g. the ones
+benchmarks/keras_tflite.py builds), plus the built ones named by --only. For each:
+`rewrite_patches` chooses the split point and grid; then both models
 run under TFLM's interpreter (tflite-micro) on the same random input: the smallest arena
 each runs in (bisected, 16-byte steps), the head TFLM's recording allocator reports there,
 and whether the outputs are byte-identical. Then the rewritten model is planned by memplan
@@ -72,13 +74,21 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
         for x, y in zip(a.outputs, b.outputs, strict=True))
     planned = memplan_arena(result.model)
     rows, cols = result.grid
-    return (name, result.split_tensor, f"{rows}x{cols}", result.macs_before, result.macs_after,
+    return (name, short(result.split_tensor), f"{rows}x{cols}", result.macs_before,
+            result.macs_after,
             f"{result.recompute:.1%}", f"{result.macs_after / result.macs_before - 1:.1%}",
             result.lower_bound_before, result.lower_bound_after,
             f"{result.lower_bound_after / result.lower_bound_before:.2f}",
             heads[0], heads[1], arenas[0], arenas[1], f"{arenas[1] / arenas[0]:.2f}",
             "yes" if same else "NO", planned, f"{planned / arenas[0]:.2f}",
             f"{time.perf_counter() - started:.0f}")
+
+
+def short(tensor: str) -> str:
+    """A converter's tensor name without its scopes and fused names: `m/block_1_project/x;y`
+    is `block_1_project`."""
+    parts = tensor.split(";")[0].split("/")
+    return parts[-2] if len(parts) > 1 else parts[0]
 
 
 def memplan_arena(data: bytes) -> int:
@@ -102,12 +112,15 @@ def main() -> None:
                         default=patches.Objective.ARENA.value)
     parser.add_argument("--only", nargs="*", help="built models to measure (default all)")
     args = parser.parse_args()
-    chosen = [(n, build) for n, build in MODELS.items() if not args.only or n in args.only]
+    chosen = [(n, build) for n, build in MODELS.items()
+              if n in (args.only or ()) or not args.only and not args.files]
+    files = [f for path in args.files
+             for f in (sorted(path.glob("*.tflite")) if path.is_dir() else [path])]
     rows = []
     for name, build in chosen:
         rows.append(row(name, build(), args.max_recompute, patches.Objective(args.objective)))
         print(f"  {name}: done", file=sys.stderr)
-    for path in args.files:
+    for path in files:
         rows.append(row(path.stem, path.read_bytes(), args.max_recompute,
                         patches.Objective(args.objective)))
         print(f"  {path.stem}: done", file=sys.stderr)

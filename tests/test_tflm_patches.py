@@ -71,6 +71,25 @@ def test_every_patch_grid_gives_the_same_bytes(grid):
     assert identical(before, after)
 
 
+@pytest.mark.parametrize("grid", [2, 3])
+def test_an_explicit_pad_runs_in_the_patches(grid):
+    """keras.applications pads explicitly before a stride-2 depthwise convolution run
+    VALID (PAD, then the convolution): the stage goes through the PAD, which each patch
+    does as part of its read (a PAD only where the patch meets the image border)."""
+    net = tflite_ops.Int8Net.start(33, 3, seed=5)
+    net.conv(8, 3, 2).pad(0, 1, 0, 1).conv(0, 3, 2, depthwise=True, padding="VALID")
+    net.conv(8, 1, activation=tfl.schema.ActivationFunctionType.NONE)
+    net.g.outputs = [net.x]
+    model = net.g.finish()
+    rewritten = patches.rewrite_at(model, len(net.g.ops) - 1, grid)
+    names = op_names(rewritten)  # rewrite_at refuses a prefix that is not a stage
+    assert names.count("DEPTHWISE_CONV_2D") == grid * grid
+    inputs = tflm.random_inputs(model, seed=grid)
+    before, after = outputs(model, inputs), outputs(rewritten, inputs)
+    assert len(set(before[0].ravel().tolist())) > 50
+    assert identical(before, after)
+
+
 def test_a_misplaced_halo_changes_the_output():
     """The comparison above can fail: the same rewrite with one slice's rows shifted by one
     gives other bytes."""

@@ -418,6 +418,19 @@ class Int8Net:
         self.x, self.shape = y, shape
         return self
 
+    def pad(self, top: int, bottom: int, left: int, right: int) -> Int8Net:
+        """An explicit PAD of the height and width (keras.applications' ZeroPadding2D)."""
+        _, h, w, c = self.shape
+        shape = [1, h + top + bottom, w + left + right, c]
+        paddings = self.g.tensor(f"paddings_{self.count}", [4, 2], "int32", data=np.array(
+            [[0, 0], [top, bottom], [left, right], [0, 0]], np.int32))
+        y = self.g.tensor(f"pad_{self.count}", shape, "int8", scale=self.scale)
+        self.count += 1
+        self.g.op("PAD", [self.x, paddings], [y], options=schema.PadOptionsT(),
+                  options_type=schema.BuiltinOptions.PadOptions)
+        self.x, self.shape = y, shape
+        return self
+
     def add(self, other: int, other_scale: float) -> Int8Net:
         scale = max(self.scale, other_scale) * 1.5
         self.count += 1

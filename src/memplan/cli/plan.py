@@ -73,7 +73,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    "schedule's bound before planning, each kept only when the bound drops: "
                    "comma-separated reorder (operator order), inplace (elementwise outputs "
                    "over dying inputs), patches (patch-by-patch first stage), or all; a "
-                   "written model is kept only once a run shows the same outputs (.tflite)")
+                   "written model is kept only once a run shows the same outputs (.tflite, and "
+                   "any rewritten model)")
     p.add_argument("--max-recompute", type=float, default=0.2, metavar="R",
                    help="--rewrite patches: at most this share more multiply-accumulates "
                    "(default 0.2)")
@@ -136,6 +137,9 @@ def run(args: argparse.Namespace) -> int:
     code = 0
     with StepProgress(wanted(args.json)):
         fe, plan = plan_model(args.file, runtime=args.runtime, options=options)
+        # A rewritten model computes through other operators: it is run before it is kept.
+        run_it = run_it or (options.write and not cannot_run
+                            and any(r.kept for r in plan.rewrites))
         if run_it and plan.own is None:
             try:
                 check = check_run(fe, plan, step=step)  # on the bytes, before anything is written

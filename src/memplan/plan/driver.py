@@ -203,7 +203,18 @@ def own_output(fe: FrontEnd, view: ModelView, arenas: Sequence[ArenaPlan]
 
 def view_bound(fe: FrontEnd, view: ModelView, target: Target | None) -> int:
     """The lower bound of every arena of the view (placed as the plan will be; the
-    heuristics only, since only the bound is wanted)."""
+    heuristics only, since only the bound is wanted). A runtime that plans in its own
+    hook knows its arenas only once it lowers: the view is lowered for them."""
+    if fe.plans_in_hook and not view.arenas:
+        collected: list[ArenaPlan] = []
+
+        def planner(arena: Arena) -> list[ArenaPlan]:
+            plans = plan_arena(arena, target=target, splits=fe.splits, time_limit=None)
+            collected.extend(plans)
+            return plans
+
+        fe.lower(view, planner)
+        return sum(a.lower_bound for a in {a.name: a for a in collected}.values())
     return sum(p.lower_bound for arena in view.arenas
                for p in plan_arena(arena, target=target, splits=fe.splits, time_limit=None))
 

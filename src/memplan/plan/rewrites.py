@@ -49,9 +49,12 @@ class Rewrite:
 REWRITES: tuple[Rewrite, ...] = (
     Rewrite(RewriteKind.PATCHES, "run the high-resolution stage patch by patch (at most "
             "--max-recompute more multiply-accumulates)",
-            {"tflm": "memplan.runtimes.tflm.rewrite:patches"}),
+            {"tflm": "memplan.runtimes.tflm.rewrite:patches",
+             "executorch": "memplan.runtimes.executorch.rewrite:patches"}),
     Rewrite(RewriteKind.REORDER, "run the operators in an order with fewer bytes live at "
-            "once (every dependency kept)", {"tflm": "memplan.runtimes.tflm.rewrite:reorder"}),
+            "once (every dependency kept)", {"tflm": "memplan.runtimes.tflm.rewrite:reorder",
+                                              "executorch":
+                                              "memplan.runtimes.executorch.rewrite:reorder"}),
     Rewrite(RewriteKind.INPLACE, "write an elementwise operator's output over an input "
             "that dies there", {"tflm": "memplan.runtimes.tflm.rewrite:inplace"}),
 )

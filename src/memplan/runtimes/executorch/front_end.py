@@ -46,6 +46,9 @@ class _Source:
     pools: tuple  # models.executorch.ArenaPool, fastest first; () = one arena
     algorithm: Any = None  # the MemplanAlgorithm after lowering
     step: Step = no_step  # the caller's progress line (ReadOptions.step)
+    # The program as read, when `exported` is a rewrite of it (`--rewrite`): what
+    # --check-run runs the written program against.
+    given: Any = None
 
 
 class ExecutorchFrontEnd:
@@ -109,7 +112,8 @@ class ExecutorchFrontEnd:
             notes.append(f"{algo.calls - 1} control-flow submodule(s) planned first; their "
                          "bytes are reserved at the bottom of the arenas shown")
         planned = ModelView(view.path, self.name, arenas, tuple(notes), details,
-                            _Source(source.exported, source.pools, algo), algo.operators)
+                            _Source(source.exported, source.pools, algo, source.step,
+                                    source.given), algo.operators)
         return planned, lowered.program
 
     def write(self, view: ModelView, offsets: Offsets) -> bytes | None:
@@ -133,7 +137,8 @@ class ExecutorchFrontEnd:
         source: _Source = view.source
         planner = et_program.Planner.BANKED_GREEDY if source.pools else et_program.Planner.GREEDY
         source.step("lowering again with ExecuTorch's own planner, for --check-run")
-        return et_program.lower(source.exported, planner, pools=source.pools).program
+        given = source.exported if source.given is None else source.given
+        return et_program.lower(given, planner, pools=source.pools).program
 
     def run(self, original: bytes, written: bytes, seed: int, progress: Progress) -> RunCheck:
         import torch

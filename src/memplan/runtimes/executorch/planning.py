@@ -354,6 +354,9 @@ def _op_names(graph_module: Any) -> dict[int, str]:
     return names
 
 
+_PATCHED = ("convolution", "max_pool2d", "avg_pool2d")
+
+
 def _operators(graph_module: Any, key_of: dict[int, int]) -> tuple[Operator, ...]:
     """Each operator of the graph with the planned buffers it reads and writes (a tensor
     inside another's storage stands for its base): the floor of any order."""
@@ -375,7 +378,10 @@ def _operators(graph_module: Any, key_of: dict[int, int]) -> tuple[Operator, ...
         uses = tuple(dict.fromkeys(k for k in keys if k is not None))
         if uses:
             target = getattr(node.target, "__name__", None) or str(node.target)
-            found.append(Operator(f"{target.removeprefix('aten.')} {node.name}", uses))
+            # A windowed operator's working set shrinks when it runs patch by patch.
+            lowered = ("patches",) if any(w in target for w in _PATCHED) else ()
+            found.append(Operator(f"{target.removeprefix('aten.')} {node.name}", uses,
+                                  lowered))
     return tuple(found)
 
 

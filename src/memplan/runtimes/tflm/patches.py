@@ -40,16 +40,10 @@ import numpy as np
 
 from ...buffers import merged, share_groups
 from ...pack import Buffer, Problem, lower_bound
+from ...plan.patches import Candidate, Kind, Region, StageOp, Window, cuts, regions, search_grids
 from . import model as tfl
 
 MAX_GRID = 8  # TFLM's CONCATENATION takes at most 10 inputs
-
-
-class Kind(enum.Enum):
-    CONV = "conv"  # a window over H and W, zero (zero point) padding
-    MAX_POOL = "max pool"  # a window; padding never wins the max
-    AVERAGE_POOL = "average pool"  # a window; padding changes the divisor: never padded
-    ELEMENTWISE = "elementwise"  # each output element from the same position of each input
 
 
 WINDOWED = {"CONV_2D": Kind.CONV, "DEPTHWISE_CONV_2D": Kind.CONV,
@@ -63,37 +57,6 @@ ELEMENTWISE = frozenset({
     "SQUARED_DIFFERENCE", "ABS", "NEG"})
 
 
-@dataclass(frozen=True)
-class Window:
-    """How one axis of an operator's output reads its input: output row o reads input rows
-    o * stride - pad_before + j * dilation, j < kernel."""
-
-    kernel: int = 1
-    stride: int = 1
-    dilation: int = 1
-    pad_before: int = 0
-    size: int = 0  # the input's extent on this axis
-
-    def need(self, lo: int, hi: int) -> tuple[int, int]:
-        """Input rows [lo', hi') that output rows [lo, hi) read, before clipping."""
-        span = (self.kernel - 1) * self.dilation + 1
-        return lo * self.stride - self.pad_before, (hi - 1) * self.stride - self.pad_before + span
-
-
-Region = tuple[int, int, int, int]  # rows [h0, h1), columns [w0, w1)
-
-
-@dataclass(frozen=True)
-class StageOp:
-    index: int  # in subgraph 0's operator list
-    name: str
-    kind: Kind
-    inputs: tuple[int, ...]  # tensor indices of its activations (constants left out)
-    output: int
-    rows: Window
-    cols: Window
-
-
 class Objective(enum.Enum):
     """What the search minimises."""
 
@@ -103,14 +66,6 @@ class Objective(enum.Enum):
     # (and a convolution's per-channel multipliers) in the tail, so a fine grid can lower
     # the head and still enlarge the arena.
     ARENA = "arena"
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    bound: int
-    stage_macs: int  # of the patched stage
-    stage: list[StageOp]
-    grid: int
 
 
 @dataclass(frozen=True)
@@ -202,25 +157,26 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
 
 
 def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max_grid: int,
-                path: str) -> list[_Candidate]:
+                path: str) -> list[Candidate]:
     """Every split point and grid within the budget, lowest bound (then fewest
     multiply-accumulates) first."""
     skeleton = _without_weights(original)
     macs = model_macs(original)
-    found = []
-    for stage in stages:
-        stage_macs = _stage_macs(original, stage)
-        out = original.subgraphs[0].tensors[stage[-1].output]
-        for grid in range(2, min(max_grid, out.shape[1], out.shape[2]) + 1):
-            patched = _patch(skeleton, stage, grid)
-            new_stage_macs = model_macs(patched) - macs + stage_macs
-            if new_stage_macs > (1 + max_recompute) * stage_macs:
-                break  # a finer grid recomputes more halo
-            # Read as a packed file would be, without packing it (a flatbuffer round trip
-            # through the object API costs more than the rest of the search).
-            found.append(_Candidate(_bound(tfl.model_view(patched, path)), new_stage_macs,
-                                    stage, grid))
-    return sorted(found, key=lambda c: (c.bound, c.stage_macs, c.grid))
+
+    def measure(stage: list[StageOp], grid: int) -> tuple[int, int]:
+        patched = _patch(skeleton, stage, grid)
+        # Read as a packed file would be, without packing it (a flatbuffer round trip
+        # through the object API costs more than the rest of the search).
+        return (_bound(tfl.model_view(patched, path)),
+                model_macs(patched) - macs + _stage_macs(original, stage))
+
+    def output_size(stage: list[StageOp]) -> tuple[int, int]:
+        shape = original.subgraphs[0].tensors[stage[-1].output].shape
+        return int(shape[1]), int(shape[2])
+
+    return search_grids(stages, max_recompute=max_recompute, max_grid=max_grid,
+                        stage_macs=lambda stage: _stage_macs(original, stage),
+                        measure=measure, output_size=output_size)
 
 
 def _stage_macs(model, stage: list[StageOp]) -> int:
@@ -282,7 +238,9 @@ def candidate_stages(model) -> list[list[StageOp]]:
     source: int | None = None
     produced: set[int] = set()
     for n, op in enumerate(ops):
-        described = _describe(n, codes[op.opcodeIndex], op, tensors, constant)
+        name = codes[op.opcodeIndex]
+        described = _describe_pad(n, model, op) if name == "PAD" else \
+            _describe(n, name, op, tensors, constant)
         if described is None:
             break
         outside = [i for i in described.inputs if i not in produced]
@@ -359,6 +317,53 @@ def _describe(n: int, name: str, op, tensors, constant: set[int]) -> StageOp | N
     return None
 
 
+def _describe_pad(n: int, model, op) -> StageOp | None:
+    """An explicit PAD of the height and width (what keras.applications puts before a
+    stride-2 convolution): a window of one that reads `top` rows before its output. Run on
+    a patch it is no operator: the patch's read of its input, padded at the image border
+    like any other, is its output (`_patch`)."""
+    tensors = model.subgraphs[0].tensors
+    ins, outs = _ints(op.inputs), _ints(op.outputs)
+    if len(ins) != 2 or len(outs) != 1 or not _spatial(tensors[ins[0]]) \
+            or not _spatial(tensors[outs[0]]):
+        return None
+    x, y = tensors[ins[0]], tensors[outs[0]]
+    paddings = _int32s(model, tensors[ins[1]])
+    # PAD writes its output's zero point; the patch's border PAD writes its input's.
+    if paddings is None or paddings.shape != (4, 2) or (paddings < 0).any() \
+            or paddings[0].any() or paddings[3].any() or x.type != y.type \
+            or not _same_quantization(x, y):
+        return None
+    windows = []
+    for axis in (1, 2):
+        before, after = (int(v) for v in paddings[axis])
+        if int(y.shape[axis]) != int(x.shape[axis]) + before + after:
+            return None
+        windows.append(Window(pad_before=before, size=int(x.shape[axis])))
+    return StageOp(n, "PAD", Kind.CONV, (ins[0],), outs[0], *windows)
+
+
+def _int32s(model, tensor):
+    """A constant int32 tensor's values, or None when it holds none in the model."""
+    buffers = model.buffers or []
+    if tensor.type != tfl.schema.TensorType.INT32 or not 0 < tensor.buffer < len(buffers):
+        return None
+    data = buffers[tensor.buffer].data
+    shape = [int(d) for d in tensor.shape if tensor.shape is not None]
+    if data is None or len(data) != 4 * int(np.prod(shape)):
+        return None
+    return np.frombuffer(np.asarray(data, dtype=np.uint8).tobytes(), dtype="<i4").reshape(shape)
+
+
+def _same_quantization(a, b) -> bool:
+    def params(t):
+        q = t.quantization
+        if q is None or q.scale is None:
+            return None
+        return ([float(s) for s in q.scale], [int(z) for z in q.zeroPoint])
+    return params(a) == params(b)
+
+
 def _spatial(tensor) -> bool:
     shape = tensor.shape
     return shape is not None and len(shape) == 4 and int(shape[0]) == 1 \
@@ -366,33 +371,6 @@ def _spatial(tensor) -> bool:
 
 
 # --- the rewrite --------------------------------------------------------------------
-
-def _regions(stage: list[StageOp], target: Region, shapes: dict[int, tuple[int, int]]
-             ) -> tuple[dict[int, Region], dict[tuple[int, int], Region]]:
-    """Walking back from the patch `target` of the stage's output: the region each tensor
-    is computed on (the bounding box of what its consumers read, inside the tensor), and
-    the region each (operator, input) reads, before clipping to the input."""
-    computed: dict[int, Region] = {stage[-1].output: target}
-    reads: dict[tuple[int, int], Region] = {}
-    for op in reversed(stage):
-        if op.output not in computed:
-            continue  # nothing of the patch depends on it
-        h0, h1, w0, w1 = computed[op.output]
-        need = (*op.rows.need(h0, h1), *op.cols.need(w0, w1))
-        for i in op.inputs:
-            reads[op.index, i] = need
-            height, width = shapes[i]
-            clipped = (max(need[0], 0), min(need[1], height), max(need[2], 0), min(need[3], width))
-            old = computed.get(i)
-            computed[i] = clipped if old is None else (
-                min(old[0], clipped[0]), max(old[1], clipped[1]),
-                min(old[2], clipped[2]), max(old[3], clipped[3]))
-    return computed, reads
-
-
-def _cuts(size: int, parts: int) -> list[int]:
-    return [round(k * size / parts) for k in range(parts + 1)]
-
 
 class _Emitter:
     """New tensors, constants and operators appended to a copy of the model."""
@@ -506,12 +484,12 @@ def _patch(model, stage: list[StageOp], grid: int):
     originals = model.subgraphs[0].operators
     split = stage[-1].output
     height, width = shapes[split]
-    rows, cols = _cuts(height, grid), _cuts(width, grid)
+    rows, cols = cuts(height, grid), cuts(width, grid)
     strips = []
     for r, (h0, h1) in enumerate(pairwise(rows)):
         pieces = []
         for c, (w0, w1) in enumerate(pairwise(cols)):
-            computed, reads = _regions(stage, (h0, h1, w0, w1), shapes)
+            computed, reads = regions(stage, (h0, h1, w0, w1), shapes)
             made: dict[int, int] = {}  # original tensor -> its patch tensor
             for op in stage:
                 if op.output not in computed:
@@ -533,6 +511,9 @@ def _patch(model, stage: list[StageOp], grid: int):
                     if any(pads):
                         x = emit.pad(x, pads, op.kind, f"{_text(tensors[i].name)}{tag}/pad")
                     args.append(x)
+                if op.name == "PAD":  # its input, read and padded as its output is
+                    made[op.output] = args[0]
+                    continue
                 o0, o1, p0, p1 = computed[op.output]
                 out_shape = [1, o1 - o0, p1 - p0, int(tensors[op.output].shape[3])]
                 y = emit.like(op.output, out_shape, f"{_text(tensors[op.output].name)}{tag}")

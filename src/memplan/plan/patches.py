@@ -1,0 +1,154 @@
+"""The geometry of patch-by-patch execution (the idea of MCUNetV2, Lin et al., NeurIPS
+2021; memplan's own code), shared by the runtimes that rewrite a model's first stage
+(`runtimes/tflm/patches.py`, `runtimes/executorch/patches.py`).
+
+A stage is a run of windowed operators (convolutions, pooling) and elementwise ones on
+[N, H, W, C] or [N, C, H, W] activations that reads one input and hands one tensor (the
+split tensor) on. Its output is cut into a grid of patches; per patch, walking back from
+the patch, each tensor is computed on the bounding box of what its consumers read
+(`regions`), each read extended past the image border where the original padded (the
+rewrite pads there explicitly and runs the operator unpadded). The split point and grid
+are searched (`search_grids`) within a budget of extra multiply-accumulates.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+
+class Kind(enum.Enum):
+    CONV = "conv"  # a window over H and W, zero padding
+    MAX_POOL = "max pool"  # a window; padding never wins the max
+    AVERAGE_POOL = "average pool"  # a window; padding changes the divisor: never padded
+    ELEMENTWISE = "elementwise"  # each output element from the same position of each input
+
+
+@dataclass(frozen=True)
+class Window:
+    """How one axis of an operator's output reads its input: output row o reads input rows
+    o * stride - pad_before + j * dilation, j < kernel."""
+
+    kernel: int = 1
+    stride: int = 1
+    dilation: int = 1
+    pad_before: int = 0
+    size: int = 0  # the input's extent on this axis
+
+    def need(self, lo: int, hi: int) -> tuple[int, int]:
+        """Input rows [lo', hi') that output rows [lo, hi) read, before clipping."""
+        span = (self.kernel - 1) * self.dilation + 1
+        return lo * self.stride - self.pad_before, (hi - 1) * self.stride - self.pad_before + span
+
+
+Region = tuple[int, int, int, int]  # rows [h0, h1), columns [w0, w1)
+
+
+@dataclass(frozen=True)
+class StageOp:
+    index: int  # the operator's position in the runtime's list
+    name: str
+    kind: Kind
+    inputs: tuple[int, ...]  # its activations (constants left out), by the runtime's ids
+    output: int
+    rows: Window
+    cols: Window
+
+
+def regions(stage: Sequence[StageOp], target: Region, shapes: Mapping[int, tuple[int, int]]
+            ) -> tuple[dict[int, Region], dict[tuple[int, int], Region]]:
+    """Walking back from the patch `target` of the stage's output: the region each tensor
+    is computed on (the bounding box of what its consumers read, inside the tensor), and
+    the region each (operator, input) reads, before clipping to the input (`shapes`: each
+    tensor's height and width)."""
+    computed: dict[int, Region] = {stage[-1].output: target}
+    reads: dict[tuple[int, int], Region] = {}
+    for op in reversed(stage):
+        if op.output not in computed:
+            continue  # nothing of the patch depends on it
+        h0, h1, w0, w1 = computed[op.output]
+        need = (*op.rows.need(h0, h1), *op.cols.need(w0, w1))
+        for i in op.inputs:
+            reads[op.index, i] = need
+            clipped = clip(need, shapes[i])
+            old = computed.get(i)
+            computed[i] = clipped if old is None else (
+                min(old[0], clipped[0]), max(old[1], clipped[1]),
+                min(old[2], clipped[2]), max(old[3], clipped[3]))
+    return computed, reads
+
+
+def clip(region: Region, shape: tuple[int, int]) -> Region:
+    height, width = shape
+    return (max(region[0], 0), min(region[1], height), max(region[2], 0), min(region[3], width))
+
+
+def border_pads(need: Region, clipped: Region) -> tuple[int, int, int, int]:
+    """What a read reaches past the image: (top, bottom, left, right)."""
+    return (clipped[0] - need[0], need[1] - clipped[1], clipped[2] - need[2],
+            need[3] - clipped[3])
+
+
+def cuts(size: int, parts: int) -> list[int]:
+    """`parts` + 1 boundaries splitting [0, size) as evenly as integers allow."""
+    return [round(k * size / parts) for k in range(parts + 1)]
+
+
+def patches(height: int, width: int, grid: int) -> list[list[Region]]:
+    """The grid's patches of a height x width output, by row of patches."""
+    return [[(h0, h1, w0, w1) for w0, w1 in pairwise(cuts(width, grid))]
+            for h0, h1 in pairwise(cuts(height, grid))]
+
+
+def patched_macs(stage: Sequence[StageOp], grid: int, shapes: Mapping[int, tuple[int, int]],
+                 per_position: Mapping[int, int]) -> int:
+    """Multiply-accumulates of the stage run as grid x grid patches: per patch, each
+    operator's computed area times its multiply-accumulates per output position
+    (`per_position`, by operator index; 0 when absent)."""
+    total = 0
+    height, width = shapes[stage[-1].output]
+    for row in patches(height, width, grid):
+        for target in row:
+            computed, _ = regions(stage, target, shapes)
+            for op in stage:
+                if op.output in computed:
+                    h0, h1, w0, w1 = computed[op.output]
+                    total += (h1 - h0) * (w1 - w0) * per_position.get(op.index, 0)
+    return total
+
+
+def whole_macs(stage: Sequence[StageOp], shapes: Mapping[int, tuple[int, int]],
+               per_position: Mapping[int, int]) -> int:
+    """Multiply-accumulates of the stage run whole."""
+    return sum(shapes[op.output][0] * shapes[op.output][1] * per_position.get(op.index, 0)
+               for op in stage)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    bound: int  # the lower bound of the schedule with the stage patched
+    stage_macs: int  # of the patched stage
+    stage: list[StageOp]
+    grid: int
+
+
+def search_grids(stages: Sequence[list[StageOp]], *, max_recompute: float, max_grid: int,
+                 stage_macs: Callable[[list[StageOp]], int],
+                 measure: Callable[[list[StageOp], int], tuple[int, int]],
+                 output_size: Callable[[list[StageOp]], tuple[int, int]]) -> list[Candidate]:
+    """Every split point and square grid from 2 x 2 up whose patched stage stays within
+    (1 + `max_recompute`) of the stage's multiply-accumulates, lowest bound (then fewest
+    multiply-accumulates, then the coarsest grid) first. `measure(stage, grid)` is the
+    candidate's (bound, patched stage multiply-accumulates)."""
+    found = []
+    for stage in stages:
+        whole = stage_macs(stage)
+        height, width = output_size(stage)
+        for grid in range(2, min(max_grid, height, width) + 1):
+            bound, macs = measure(stage, grid)
+            if macs > (1 + max_recompute) * whole:
+                break  # a finer grid recomputes more halo
+            found.append(Candidate(bound, macs, stage, grid))
+    return sorted(found, key=lambda c: (c.bound, c.stage_macs, c.grid))

@@ -1,0 +1,53 @@
+"""The ExecuTorch implementations of `memplan plan --rewrite` (`plan/rewrites.py`): each
+takes the view of the .pt2 as it stands and returns it with its exported program
+rewritten (`Candidate`), the program as read kept as what --check-run compares with, or
+why it left the program alone."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ...plan.contract import ModelView
+from ...plan.rewrites import Candidate, RewriteOptions
+from .patches import rewrite_patches
+from .reorder import better_order
+
+if TYPE_CHECKING:
+    from .front_end import ExecutorchFrontEnd
+
+
+def patches(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
+            ) -> Candidate | str:
+    """Patch-by-patch execution of the first stage (`patches.py`), within
+    `--max-recompute` more multiply-accumulates in the stage."""
+    source = view.source
+    found = rewrite_patches(source.exported, max_recompute=options.max_recompute)
+    if found.exported is None:
+        return found.reason
+    rows, cols = found.grid
+    said = (f"call nodes 0-{found.split_after} run as {rows}x{cols} patches assembled into "
+            f"{found.split_node}: stage multiply-accumulates +{found.recompute:.1%}, "
+            f"bytes live at once {found.bound_before:,} B -> {found.bound_after:,} B "
+            "(before ExecuTorch's lowering)")
+    return Candidate(_view(view, found.exported), (said,), found.macs_before,
+                     found.macs_after)
+
+
+def reorder(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
+            ) -> Candidate | str:
+    """The call nodes in an order with fewer bytes live at once (`reorder.py`)."""
+    found = better_order(view.source.exported)
+    if isinstance(found, str):
+        return found
+    exported, before, after, moved = found
+    return Candidate(_view(view, exported), (
+        f"{moved} call nodes moved: {before:,} B live at once before, {after:,} B after "
+        "(before ExecuTorch's lowering)",))
+
+
+def _view(view: ModelView, exported) -> ModelView:  # noqa: ANN001
+    source = view.source
+    given = source.exported if source.given is None else source.given
+    return ModelView(view.path, view.front_end, view.arenas, view.notes, view.details,
+                     replace(source, exported=exported, given=given), view.operators)

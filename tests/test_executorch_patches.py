@@ -1,0 +1,166 @@
+"""Patch-by-patch execution of a .pt2's first stage under ExecuTorch (issue 34): the
+rewritten program lowered again, run by executorch.runtime and compared byte for byte
+with the program as exported."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("executorch")
+
+from torch import nn  # noqa: E402
+
+from memplan.runtimes.executorch import patches  # noqa: E402
+from memplan.runtimes.executorch.program import Planner, identical, lower, run  # noqa: E402
+
+
+def _export(model: nn.Module, size: int = 32):
+    torch.manual_seed(0)
+    for p in model.parameters():  # away from 0, so that a wrong sum shows
+        nn.init.uniform_(p, -1, 1)
+    return torch.export.export(model.eval(), (torch.randn(1, 3, size, size),))
+
+
+class Residual(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 8, 3, 1, 1)
+        self.b = nn.Conv2d(8, 8, 3, 1, 1, groups=8)
+        self.bn = nn.BatchNorm2d(8)
+        self.pool = nn.MaxPool2d(3, 2, 1)
+        self.head = nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = torch.relu(self.a(x))
+        y = nn.functional.relu6(self.bn(self.b(y))) + y  # a branch inside the stage
+        y = self.pool(y)
+        return self.head(y.mean((2, 3)))
+
+
+def _cnn3():
+    return nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1), nn.ReLU(), nn.Conv2d(8, 16, 5, 1, 2),
+                         nn.ReLU(), nn.Conv2d(16, 16, 3, 2, 1, dilation=1), nn.Hardswish(),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 4))
+
+
+def _same_outputs(original, rewritten) -> bool:
+    inputs = [torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(1))]
+    a = run(lower(original, Planner.GREEDY).program, inputs)
+    b = run(lower(rewritten, Planner.GREEDY).program, inputs)
+    return identical(a, b)
+
+
+@pytest.mark.parametrize(("build", "split_after", "grid"), [
+    (Residual, 6, 3),  # conv, relu, dw conv, bn, relu6 (hardtanh), add, max pool
+    (_cnn3, 4, 2),  # strides and a 5x5 kernel: uneven halos at the border
+])
+def test_a_forced_split_runs_with_the_same_bytes(build, split_after, grid):
+    exported = _export(build())
+    done = patches.rewrite_at(exported, split_after, grid)
+    targets = {str(n.target) for n in done.exported.graph.nodes}
+    assert {"aten.slice.Tensor", "aten.constant_pad_nd.default", "aten.cat.default"} <= targets
+    assert done.stage_macs_after > done.stage_macs_before  # halos computed twice
+    assert _same_outputs(exported, done.exported)
+
+
+def test_the_search_lowers_the_bound_within_the_budget():
+    exported = _export(_cnn3(), 64)
+    done = patches.rewrite_patches(exported, max_recompute=0.2)
+    assert done.exported is not None, done.reason
+    assert done.bound_after < done.bound_before
+    assert 0 < done.recompute <= 0.2
+    before = lower(exported, Planner.GREEDY).bound()
+    after = lower(done.exported, Planner.GREEDY).bound()
+    assert after < before  # ExecuTorch's own schedule too, not only the search's model
+    # Without recompute only the first convolution alone can be cut (its halo is read,
+    # never computed twice), which leaves the bound where it was.
+    none = patches.rewrite_patches(exported, max_recompute=0.0)
+    assert none.exported is None and "not below the original's" in none.reason
+
+
+def test_a_stage_that_cannot_run_on_patches_is_refused():
+    """An average pool that pads divides by a count the patch would change."""
+    model = nn.Sequential(nn.AvgPool2d(3, 1, 1), nn.Conv2d(3, 4, 3), nn.Flatten())
+    done = patches.rewrite_patches(_export(model, 16))
+    assert done.exported is None and "no prefix" in done.reason
+    with pytest.raises(ValueError, match="not a stage"):
+        patches.rewrite_at(_export(model, 16), 0, 2)
+
+
+def test_patches_through_the_command(tmp_path, capsys):
+    from memplan.cli import main
+    from memplan.report.json_schema import plan_json_problems
+
+    path, out = tmp_path / "cnn.pt2", tmp_path / "out.pte"
+    torch.export.save(_export(_cnn3(), 64), path)
+    assert main(["plan", str(path), "--rewrite", "patches", "-o", str(out), "--json",
+                 "--check-run", "--time-limit", "0"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert plan_json_problems(document) == []
+    (done,) = document["rewrites"]
+    assert done["rewrite"] == "patches" and done["kept"], done
+    assert 0 < done["mac_overhead"] <= 0.2
+    assert document["arenas"][0]["lower_bound"] < document["original_lower_bound"]
+    assert document["check"]["identical"] is True
+    assert out.exists()
+
+
+def test_a_patched_program_with_other_outputs_is_not_written(tmp_path, monkeypatch, capsys):
+    """Padding with 1 instead of 0 changes the border outputs: the run must catch it."""
+    from memplan.cli import main
+
+    path, out = tmp_path / "cnn.pt2", tmp_path / "out.pte"
+    torch.export.save(_export(_cnn3(), 64), path)
+    pad = torch.ops.aten.constant_pad_nd.default
+    real = patches._Builder.call
+
+    def wrong(self, target, args, *rest):
+        if target is pad:
+            args = (*args[:2], 1.0)
+        return real(self, target, args, *rest)
+
+    monkeypatch.setattr(patches._Builder, "call", wrong)
+    assert main(["plan", str(path), "--rewrite", "patches", "-o", str(out),
+                 "--check-run", "--time-limit", "0", "--summary"]) == 1
+    assert "different outputs" in capsys.readouterr().err
+    assert not out.exists()
+
+
+class _Branches(nn.Module):
+    """Two branches, each a large intermediate reduced to a small result, written so that
+    both large ones are live at once: an order that finishes one branch first halves it."""
+
+    def __init__(self):
+        super().__init__()
+        self.a1, self.b1 = nn.Linear(16, 2048), nn.Linear(16, 2048)
+        self.a2, self.b2 = nn.Linear(2048, 4), nn.Linear(2048, 4)
+
+    def forward(self, x):
+        ta, tb = torch.tanh(self.a1(x)), torch.tanh(self.b1(x))
+        return torch.cat([self.a2(ta), self.b2(tb)], 1)
+
+
+def test_reorder_lowers_the_bound_with_the_same_bytes(tmp_path, capsys):
+    from memplan.cli import main
+    from memplan.report.json_schema import plan_json_problems
+    from memplan.runtimes.executorch.reorder import better_order
+
+    torch.manual_seed(0)
+    exported = torch.export.export(_Branches().eval(), (torch.randn(1, 16),))
+    found = better_order(exported)
+    assert not isinstance(found, str), found
+    _, before, after, moved = found
+    assert after < before and moved > 0
+    path, out = tmp_path / "branches.pt2", tmp_path / "out.pte"
+    torch.export.save(exported, path)
+    assert main(["plan", str(path), "--rewrite", "reorder", "-o", str(out), "--json",
+                 "--check-run", "--time-limit", "0"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert plan_json_problems(document) == []
+    (done,) = document["rewrites"]
+    assert done["rewrite"] == "reorder" and done["kept"] and done["mac_overhead"] == 0.0
+    assert document["arenas"][0]["lower_bound"] < document["original_lower_bound"]
+    assert document["check"]["identical"] is True
