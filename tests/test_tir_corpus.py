@@ -168,3 +168,24 @@ def test_the_c_compiler_measuring_frames_is_capped(tmp_path, monkeypatch):
     monkeypatch.setattr(c_frame, "COMPILE_SECONDS", 1)
     with pytest.raises(InputError, match=r"^k.py: slow-gcc did not finish in 1 s$"):
         c_frame.c_frames("int f(void) { return 0; }", (str(slow), "-O2"), "k.py")
+
+
+def test_check_names_the_inlined_helper_in_its_callers_frame(monkeypatch):
+    import tvm
+
+    from memplan.runtimes.tvm import frame_check
+
+    # memplan's guard refuses `@T.prim_func(private=True)` (its decorator reads Python
+    # source files, runtimes/tvm/script.py): the frames are what is checked here.
+    monkeypatch.setattr(frame_check, "load_script", lambda _p, text: tvm.script.from_source(text))
+    check = frame_check.check_tir("calls.py", CALLS, load_target("cortex-m4"))
+    doc = check.to_json()
+    assert problems(doc, load_schema("check")) == []
+    functions = {f["function"]: f for f in doc["functions"]}
+    assert functions["helper"]["inlined"] and functions["helper"]["tvm_built_frame"] is None
+    assert functions["main"]["tvm_built_frame"] > 2048 >= functions["main"]["memplan_built_frame"]
+    (error,) = [d for d in check.diagnostics if d.is_error]
+    assert error.message.startswith("@main: TVM 0.27 builds a ")
+    assert "the buffers of any of @helper (inlined into their callers) it calls" in error.message
+    assert not [d for d in check.diagnostics if d.code == "tvm-frame-dynamic"]
+    assert "@helper: inlined into its callers (no frame of its own)" in check.format()

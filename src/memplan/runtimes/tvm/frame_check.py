@@ -181,9 +181,13 @@ def frame_diagnostics(check: TirCheck, plan: FramePlan,
             sends = f" and sends {', '.join(moved)} to the workspace" if moved else ""
             notes.append(Note(loc, f"memplan's TIR pipeline {what}{keeps}{sends}; "
                               f"{_how_to_build(check)}"))
+        inlined = [f.function for f in check.frames if f.inlined]
+        rest = "saved registers, spills and alignment" + (
+            ", and the buffers of any of " + ", ".join(f"@{f}" for f in inlined)
+            + " (inlined into their callers) it calls" if inlined else "")
         detail = "" if check.unmeasured else (
             f": {buffers} bytes of it are the {len(on_stack)} buffer(s) it keeps on the stack "
-            "(each under its 1024-byte rule), the rest saved registers, spills and alignment")
+            f"(each under its 1024-byte rule), the rest {rest}")
         out.append(Diagnostic(
             "error", loc, f"@{plan.function}: TVM 0.27 {tvm_text}, over {target.name}'s "
             f"{max_frame}-byte max_frame{detail}", tuple(notes), code="tvm-frame-over-budget"))
