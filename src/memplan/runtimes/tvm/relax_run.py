@@ -30,7 +30,7 @@ LINK_MEMORY = 4 * 2**30
 
 
 def link_capped(output: str, objects: Any, options: list[str] | None = None,
-                cc: str | None = None) -> None:
+                cc: str | None = None, seconds: float = LINK_SECONDS) -> None:
     """TVM's `create_shared` (tvm.support.cc: `CC -shared -fPIC -o OUT OPTIONS OBJECTS`),
     run under `capped.run_capped`'s limits: `Executable.jit` calls it when the executable
     holds code only a C compiler can load."""
@@ -40,7 +40,7 @@ def link_capped(output: str, objects: Any, options: list[str] | None = None,
 
     files = [objects] if isinstance(objects, str) else list(objects)
     command = [cc or get_cc() or "g++", "-shared", "-fPIC", "-o", output, *(options or []), *files]
-    done = run_capped(command, None, "TVM's executable", LINK_SECONDS, memory=LINK_MEMORY)
+    done = run_capped(command, None, "TVM's executable", seconds, memory=LINK_MEMORY)
     if done.returncode != 0:
         stderr = done.stderr.decode(errors="replace").strip()
         raise RuntimeError(f"{command[0]} failed: {stderr.splitlines()[0] if stderr else ''}")
