@@ -183,7 +183,7 @@ class StackBuild:
     module: Any  # the runtime module tvm.tirx.build returned
     frames: tuple[BuiltFrame, ...]
     max_frame: int | None
-    reserve: int  # the largest of `reserves`: tir_pipeline(target, reserve) builds within
+    reserve: int  # the largest of `reserves` (what check's note passes to tir_pipeline)
     code: str  # the assembly (LLVM targets) or the C (C targets) the frames were read from
     measured_by: str  # where the frames come from (the assembly, or the C compiler's command)
     unmeasured: str | None = None  # why the frames could not be read, when they could not
