@@ -247,3 +247,18 @@ def test_an_iree_tool_runs_under_the_address_space_cap():
 
     done = run_capped(["sh", "-c", "ulimit -v"], None, "x.mlir")
     assert int(done.stdout) * 1024 == TOOL_MEMORY
+
+
+def test_the_compiler_linking_a_tvm_executable_is_capped(tmp_path):
+    pytest.importorskip("tvm")
+    from memplan.runtimes.tvm.relax_run import link_capped
+
+    source = tmp_path / "lib.c"
+    source.write_text("int f(void) { return 1; }\n")
+    link_capped(str(tmp_path / "lib.so"), [str(source)], cc="gcc")
+    assert (tmp_path / "lib.so").stat().st_size > 0
+    slow = tmp_path / "slow-cc"
+    slow.write_text("#!/bin/sh\nsleep 120 & wait\n")
+    slow.chmod(0o755)
+    with pytest.raises(InputError, match=r"^TVM's executable: slow-cc did not finish in 1 s$"):
+        link_capped(str(tmp_path / "x.so"), [str(source)], cc=str(slow), seconds=1)

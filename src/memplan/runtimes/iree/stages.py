@@ -24,10 +24,7 @@ a module not rewritten compiles to a `.vmfb` byte-identical to a plain compile
 
 from __future__ import annotations
 
-import os
 import re
-import resource
-import signal
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,17 +32,13 @@ from dataclasses import dataclass
 from iree.compiler.tools.binaries import find_tool
 
 from ...errors import InputError
+from ..capped import TOOL_MEMORY, TOOL_TIMEOUT, run_capped  # noqa: F401 - IREE's callers use them
 
 LAYOUT_PASS = "iree-stream-layout-slices"
 # What IREE's stream phase runs after its command stage (buildStreamTransformPassPipeline),
 # as IREE registers the stages; the command stage reruns from its start (see above).
 FINISH_STREAM = ("iree-stream-cmd-transformation-pipeline", "iree-stream-optimization-pipeline",
                  "iree-stream-cleanup-pipeline", "symbol-dce")
-# One IREE tool run; a model far larger than the benchmarks' compiles well inside it.
-TOOL_TIMEOUT = 1800
-# The address space of one tool run (and of the children it starts, which inherit it): a
-# mutated program can make iree-compile grow without end.
-TOOL_MEMORY = 8 * 2**30
 _DUMP_HEADER = re.compile(r"^// -----// IR Dump Before \w+: " + LAYOUT_PASS
                           + r" \('[\w.]+' operation: @([^)]+)\) //----- //$", re.MULTILINE)
 
@@ -68,29 +61,6 @@ class Target:
 
 
 LLVM_CPU = Target()
-
-
-def run_capped(command: Sequence[str], stdin: bytes | None, name: str,
-               timeout: float = TOOL_TIMEOUT) -> subprocess.CompletedProcess[bytes]:
-    """Run an IREE tool under `timeout` seconds and `TOOL_MEMORY` bytes of address space, in
-    a session of its own: at the deadline the whole group is killed (iree-compile starts
-    children that would outlive it). Running past either is one line of `InputError`."""
-    tool = os.path.basename(command[0])
-    process = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        start_new_session=True,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (TOOL_MEMORY, TOOL_MEMORY)))
-    try:
-        out, err = process.communicate(stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        raise InputError(name, f"{tool} did not finish in {timeout:g} s") from None
-    if process.returncode < 0:
-        died = signal.Signals(-process.returncode).name
-        raise InputError(name, f"{tool} died ({died}); limits: {timeout:g} s, "
-                         f"{TOOL_MEMORY // 2**30} GiB of address space")
-    return subprocess.CompletedProcess(command, process.returncode, out, err)
 
 
 def _run(tool: str, args: Sequence[str], name: str, stdin: bytes | None = None

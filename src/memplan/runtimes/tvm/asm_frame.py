@@ -112,6 +112,12 @@ def prologue_frame(body: list[str]) -> int | None:
     return frame
 
 
+def has_symbol(asm: str, function: str) -> bool:
+    """Whether PrimFunc `function` has code of its own in the assembly (a private function
+    LLVM inlined into all its callers has none)."""
+    return any(function_lines(asm, s) is not None for s in (f"__tvm_ffi_{function}", function))
+
+
 def frame_of(asm: str, function: str) -> int | None:
     """The frame of PrimFunc `function`: its packed-API symbol (`__tvm_ffi_<name>`), else
     the plain symbol. None when neither is in the assembly or the frame is not constant."""

@@ -10,12 +10,15 @@ file gives each function's frame in bytes with a qualifier: `static` (the frame)
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..capped import run_capped
+
+# One TVM-emitted C file of kernels: GCC takes a second or two; a hostile one is cut off.
 COMPILE_SECONDS = 120
+COMPILE_MEMORY = 4 * 2**30
 
 
 @dataclass(frozen=True)
@@ -36,9 +39,9 @@ def include_dirs() -> list[str]:
     return list(dict.fromkeys(dirs))
 
 
-def c_frames(source: str, compiler: tuple[str, ...]) -> CFrames:
+def c_frames(source: str, compiler: tuple[str, ...], name: str = "<kernels>") -> CFrames:
     """Compile `source` with `compiler` (argv: the program and its flags) and read the
-    frames GCC reports."""
+    frames GCC reports; `name`: the input a compiler run past its caps is refused as."""
     shown = " ".join(compiler) + " -fstack-usage"
     if not compiler:
         return CFrames({}, shown, "the target names no c_compiler")
@@ -51,14 +54,12 @@ def c_frames(source: str, compiler: tuple[str, ...]) -> CFrames:
         argv = [program, *compiler[1:], "-fstack-usage", "-c", str(c_file),
                 "-o", str(Path(tmp) / "kernels.o")]
         argv += [f"-I{d}" for d in include_dirs()]
-        try:
-            done = subprocess.run(argv, capture_output=True, text=True, cwd=tmp,
-                                  timeout=COMPILE_SECONDS, check=False)
-        except subprocess.TimeoutExpired:
-            return CFrames({}, shown, f"{compiler[0]} ran over {COMPILE_SECONDS} s")
+        # Past the caps: one line of InputError naming the kernels (`capped.run_capped`).
+        done = run_capped(argv, None, name, COMPILE_SECONDS, memory=COMPILE_MEMORY, cwd=tmp)
         if done.returncode != 0:
-            first = next((line for line in done.stderr.splitlines() if "error" in line),
-                         done.stderr.strip().splitlines()[0] if done.stderr.strip() else "")
+            stderr = done.stderr.decode(errors="replace")
+            first = next((line for line in stderr.splitlines() if "error" in line),
+                         stderr.strip().splitlines()[0] if stderr.strip() else "")
             return CFrames({}, shown, f"{compiler[0]} failed on TVM's C: {first[:200]}")
         su = Path(tmp) / "kernels.su"
         if not su.exists():

@@ -32,6 +32,7 @@ class FunctionFrames:
     function: str
     tvm: int | None  # bytes in TVM's own build; None: not constant, or unmeasured
     memplan: int | None  # bytes in memplan's pipeline's build
+    inlined: bool = False  # no code of its own in TVM's build: in its callers' frames
 
 
 @dataclass(frozen=True)
@@ -57,10 +58,16 @@ class TirCheck:
         return sum(1 for d in self.diagnostics if d.is_error)
 
     def format(self) -> str:
-        """The text `memplan check KERNELS.py` prints."""
+        """The tables `memplan check KERNELS.py` prints on stdout."""
         from .tir_report import format_tir_check
 
         return format_tir_check(self)
+
+    def format_diagnostics(self) -> str:
+        """The diagnostics it prints on stderr (`FILE:LINE:COL: severity: message`)."""
+        from .tir_report import format_tir_diagnostics
+
+        return format_tir_diagnostics(self)
 
     def to_json(self) -> dict[str, Any]:
         """The document `memplan check KERNELS.py --json` prints."""
@@ -90,12 +97,18 @@ def check_tir(path: str, text: str, target: Target) -> TirCheck:
     except Exception as err:  # noqa: BLE001 - TVM raises many kinds; one line for any
         raise InputError(path, f"TVM 0.27 cannot build this module for {target.name}: "
                          f"{_first_line(err)}") from None
-    ours = build_rounds(mod, target)
+    try:
+        ours = build_rounds(mod, target, name=path)
+    except InputError:
+        raise
+    except Exception as err:  # noqa: BLE001 - TVM's own build passed: memplan's fault
+        raise InputError(path, f"memplan's TIR pipeline failed where TVM 0.27's own build "
+                         f"did not (a bug in memplan): {_first_line(err)}") from None
     plans = tuple(f.plan for f in ours.frames)
     names = [p.function for p in plans]
-    read = read_frames(theirs, tvm_target, target, names)
-    frames = tuple(FunctionFrames(f.function, read.frames.get(f.function), f.frame)
-                   for f in ours.frames)
+    read = read_frames(theirs, tvm_target, target, names, path)
+    frames = tuple(FunctionFrames(f.function, read.frames.get(f.function), f.frame,
+                                  f.function in read.inlined) for f in ours.frames)
     check = TirCheck(path, target, plans, (), frames, ours.measured_by,
                      ours.unmeasured or read.unmeasured, ours.reserve)
     lines = function_lines(text)
@@ -145,6 +158,8 @@ def frame_diagnostics(check: TirCheck, plan: FramePlan,
     if check.unmeasured:
         tvm_frame = buffers
         tvm_text = f"keeps {buffers} bytes of buffers on the stack ({rule})"
+    elif frames.tvm is None and frames.inlined:
+        return []  # its buffers are in its callers' frames, checked there
     elif frames.tvm is None:
         return [Diagnostic(
             "warning", loc, f"@{plan.function}: TVM 0.27's build moves the stack pointer by "
@@ -166,9 +181,13 @@ def frame_diagnostics(check: TirCheck, plan: FramePlan,
             sends = f" and sends {', '.join(moved)} to the workspace" if moved else ""
             notes.append(Note(loc, f"memplan's TIR pipeline {what}{keeps}{sends}; "
                               f"{_how_to_build(check)}"))
+        inlined = [f.function for f in check.frames if f.inlined]
+        rest = "saved registers, spills and alignment" + (
+            ", and the buffers of any of " + ", ".join(f"@{f}" for f in inlined)
+            + " (inlined into their callers) it calls" if inlined else "")
         detail = "" if check.unmeasured else (
             f": {buffers} bytes of it are the {len(on_stack)} buffer(s) it keeps on the stack "
-            "(each under its 1024-byte rule), the rest saved registers, spills and alignment")
+            f"(each under its 1024-byte rule), the rest {rest}")
         out.append(Diagnostic(
             "error", loc, f"@{plan.function}: TVM 0.27 {tvm_text}, over {target.name}'s "
             f"{max_frame}-byte max_frame{detail}", tuple(notes), code="tvm-frame-over-budget"))

@@ -24,6 +24,29 @@ from .relax_arena import (
 from .runtime import Stage, StageFailed, stage
 
 HOST = "llvm"
+# Linking an executable that holds C (TVM compiles it with the host compiler): seconds.
+LINK_SECONDS = 600
+LINK_MEMORY = 4 * 2**30
+
+
+def link_capped(output: str, objects: Any, options: list[str] | None = None,
+                cc: str | None = None, seconds: float = LINK_SECONDS) -> None:
+    """TVM's `create_shared` (tvm.support.cc: `CC -shared -fPIC -o OUT OPTIONS OBJECTS`),
+    run under `capped.run_capped`'s limits: `Executable.jit` calls it when the executable
+    holds code only a C compiler can load."""
+    from tvm.support.cc import get_cc
+
+    from ..capped import run_capped
+
+    files = [objects] if isinstance(objects, str) else list(objects)
+    command = [cc or get_cc() or "g++", "-shared", "-fPIC", "-o", output, *(options or []), *files]
+    done = run_capped(command, None, "TVM's executable", seconds, memory=LINK_MEMORY)
+    if done.returncode != 0:
+        stderr = done.stderr.decode(errors="replace").strip()
+        raise RuntimeError(f"{command[0]} failed: {stderr.splitlines()[0] if stderr else ''}")
+
+
+link_capped.output_format = "so"  # what export_library names the library after
 
 
 class NoInput(ValueError):
@@ -136,7 +159,7 @@ def run_both(mod: Any, fixed: FixedPlans | None = None, seed: int = 0,
             else:
                 executable = build_planned(mod, target, pipeline, fixed, arenas)
             with stage(Stage.VM_RUN, "loading the executable"):
-                vm = relax.VirtualMachine(executable, tvm.cpu())
+                vm = relax.VirtualMachine(executable.jit(fcompile=link_capped), tvm.cpu())
             results = {}
             for name, arrays in inputs.items():
                 if progress:

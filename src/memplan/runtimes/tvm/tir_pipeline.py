@@ -19,8 +19,11 @@ decisions (`stack_policy.plan_frame`) to each host function:
 machine code (`built_frames`: the assembly on LLVM targets, the target's C compiler's
 stack usage on C targets) is within the target's `max_frame`. The budget for buffers is the frame
 less what the function needs besides them; that is only known once built, so
-`build` starts from none and, while a frame is over, reserves the excess and
-builds again (a few rounds at most: the reserve only grows).
+`build` starts from none and, while a function's frame is over, reserves for that
+function what its frame holds besides the buffers it keeps, and builds again (a few
+rounds at most: a reserve only grows). A private function the compiler inlined into
+its callers has no frame of its own: its buffers are in its callers' frames, so when
+a caller keeps no buffer and is still over, the inlined functions keep none either.
 """
 
 from __future__ import annotations
@@ -35,12 +38,14 @@ from .targets import tvm_target_of
 from .tir import DISABLE_LOWER_BUILTIN, allocation_record, function_name, map_scopes
 
 PIPELINE_PREFIX = "memplan"
-MAX_ROUNDS = 4
+MAX_ROUNDS = 5
 
 
-def stack_policy_pass(policy: FramePolicy, plans: list[FramePlan] | None = None) -> Any:
+def stack_policy_pass(policy: FramePolicy, plans: list[FramePlan] | None = None,
+                      per_function: dict[str, FramePolicy] | None = None) -> Any:
     """The module pass applying memplan's decisions; appends each function's plan to
-    `plans` when given (what was decided is what the report shows)."""
+    `plans` when given (what was decided is what the report shows). `per_function`:
+    the policy of a function whose own differs from `policy`."""
     import tvm
 
     @tvm.transform.module_pass(opt_level=0, name="memplan.StackPolicy")
@@ -49,7 +54,9 @@ def stack_policy_pass(policy: FramePolicy, plans: list[FramePlan] | None = None)
         for gv, func in mod.functions.items():
             if not isinstance(func, tvm.tirx.PrimFunc):
                 continue
-            new, plan = apply_policy(func, function_name(gv, func), policy)
+            name = function_name(gv, func)
+            own = (per_function or {}).get(name, policy)
+            new, plan = apply_policy(func, name, own)
             if plans is not None:
                 plans.append(plan)
             updates[gv] = new
@@ -132,22 +139,23 @@ def workspace_statements(buffer: Any, dev: dict[str, Any], device_type: int) -> 
 
 
 def register_pipeline(policy: FramePolicy, plans: list[FramePlan] | None = None,
-                      base: str = "s_tir") -> str:
+                      base: str = "s_tir",
+                      per_function: dict[str, FramePolicy] | None = None) -> str:
     """Register TVM's `base` pipeline with `StackPolicy` before `LowerTVMBuiltin`; the name
     to pass as `tvm.compile(..., tir_pipeline=NAME)` or `tvm.tirx.build(..., pipeline=NAME)`."""
     import tvm
     from tvm.tirx.compilation_pipeline import get_tir_pipeline, register_tir_pipeline
 
     name = f"{PIPELINE_PREFIX}:{policy.budget}:{policy.max_allocation}:{policy.alignment}"
-    if plans is not None:
-        name += f":{id(plans)}"
+    if plans is not None or per_function:
+        name += f":{id(plans)}:{id(per_function)}"
 
     def factory() -> tuple:
         pipeline, finalize_host, finalize_device = get_tir_pipeline(base)
 
         def host_passes() -> Any:
-            return tvm.ir.transform.Sequential([stack_policy_pass(policy, plans),
-                                                finalize_host()])
+            return tvm.ir.transform.Sequential([
+                stack_policy_pass(policy, plans, per_function), finalize_host()])
 
         return pipeline, host_passes, finalize_device
 
@@ -167,6 +175,7 @@ class BuiltFrame:
     function: str
     frame: int | None  # bytes, read from the machine code; None: not constant, or unmeasured
     plan: FramePlan
+    inlined: bool = False  # no code of its own: inlined into its callers (frame None)
 
 
 @dataclass(frozen=True)
@@ -174,20 +183,23 @@ class StackBuild:
     module: Any  # the runtime module tvm.tirx.build returned
     frames: tuple[BuiltFrame, ...]
     max_frame: int | None
-    reserve: int  # bytes of each frame kept for what is not a buffer
+    reserve: int  # the largest of `reserves` (what check's note passes to tir_pipeline)
     code: str  # the assembly (LLVM targets) or the C (C targets) the frames were read from
     measured_by: str  # where the frames come from (the assembly, or the C compiler's command)
     unmeasured: str | None = None  # why the frames could not be read, when they could not
+    reserves: tuple[tuple[str, int], ...] = ()  # per function: bytes kept for non-buffers
 
     @property
     def within_budget(self) -> bool:
-        """Every frame read and within `max_frame` (False when a frame is unknown)."""
+        """Every frame read and within `max_frame` (False when a frame is unknown); a
+        function inlined into its callers is in their frames."""
         return self.max_frame is None or all(
-            f.frame is not None and f.frame <= self.max_frame for f in self.frames)
+            f.inlined or f.frame is not None and f.frame <= self.max_frame
+            for f in self.frames)
 
 
 def build_rounds(mod: Any, target: Target, *, reserve: int = 0,
-                 tvm_target: Any = None) -> StackBuild:
+                 tvm_target: Any = None, name: str = "<kernels>") -> StackBuild:
     """`build`'s rounds: the last build, within the budget or not."""
     import tvm
 
@@ -196,20 +208,33 @@ def build_rounds(mod: Any, target: Target, *, reserve: int = 0,
     rounds = MAX_ROUNDS if tvm_target is None else 1
     tvm_target = tvm.target.Target(tvm_target or tvm_target_of(target))
     max_frame = target.stack.max_frame if target.stack else None
+    reserves: dict[str, int] = {}
     for _ in range(rounds):
         plans: list[FramePlan] = []
         policy = FramePolicy.of(target, reserve)
-        name = register_pipeline(policy, plans)
-        lib = tvm.tirx.build(mod, target=tvm_target, pipeline=name)
-        read = read_frames(lib, tvm_target, target, [p.function for p in plans])
-        frames = tuple(BuiltFrame(p.function, read.frames[p.function], p) for p in plans)
-        result = StackBuild(lib, frames, max_frame, reserve, read.code, read.measured_by,
-                            read.unmeasured)
-        over = [f.frame - max_frame for f in frames
+        own = {f: FramePolicy.of(target, r) for f, r in reserves.items()}
+        pipeline = register_pipeline(policy, plans, per_function=own)
+        lib = tvm.tirx.build(mod, target=tvm_target, pipeline=pipeline)
+        read = read_frames(lib, tvm_target, target, [p.function for p in plans], name)
+        frames = tuple(BuiltFrame(p.function, read.frames[p.function], p,
+                                  p.function in read.inlined) for p in plans)
+        used = {f.function: reserves.get(f.function, reserve) for f in frames}
+        result = StackBuild(lib, frames, max_frame, max(used.values(), default=reserve),
+                            read.code, read.measured_by, read.unmeasured,
+                            tuple(sorted(used.items())))
+        over = [f for f in frames
                 if max_frame is not None and f.frame is not None and f.frame > max_frame]
         if not over or read.unmeasured:
             return result
-        reserve += max(over)
+        for f in over:
+            # What the frame holds besides the buffers kept: registers, spills, alignment,
+            # and the buffers of functions inlined into it. At least the excess more.
+            besides = f.frame - f.plan.memplan_frame
+            reserves[f.function] = max(used[f.function] + f.frame - max_frame, besides)
+            if f.plan.memplan_frame == 0:
+                for g in frames:
+                    if g.inlined:
+                        reserves[g.function] = max_frame
     return result
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...report.census_report import CHECK_SCHEMA, CHECK_SCHEMA_VERSION
 from ...report.diagnostics import diagnostic_json, format_diagnostics
 from .stack_policy import FramePlan
 
@@ -14,13 +15,18 @@ if TYPE_CHECKING:
 
 
 def format_tir_check(check: TirCheck) -> str:
+    """The tables (stdout); the diagnostics are `format_tir_diagnostics` (stderr)."""
     parts = [_format_source(check)]
     parts += [_format_plan(p, check) for p in check.plans] or ["no PrimFunc"]
-    if check.diagnostics:
-        parts.append(format_diagnostics(check.diagnostics, check.path))
     errors = sum(1 for d in check.diagnostics if d.is_error)
-    parts.append(f"{errors} error(s) for target '{check.target.name}'")
+    warnings = sum(1 for d in check.diagnostics if d.severity == "warning")
+    parts.append(f"{errors} error(s), {warnings} warning(s) for target '{check.target.name}'")
     return "\n\n".join(parts)
+
+
+def format_tir_diagnostics(check: TirCheck) -> str:
+    """`FILE:LINE:COL: severity: message` lines, as MLIR's tools print them."""
+    return format_diagnostics(check.diagnostics, check.path) if check.diagnostics else ""
 
 
 def _format_source(check: TirCheck) -> str:
@@ -50,7 +56,9 @@ def _format_plan(plan: FramePlan, check: TirCheck) -> str:
     frames = check.frames_of(plan.function)
     measured = not check.unmeasured
     built = ""
-    if frames is not None:
+    if frames is not None and frames.inlined:
+        built = "inlined into its callers (no frame of its own); "
+    elif frames is not None:
         built = (f"frame TVM 0.27 {_frame(frames.tvm, measured)}, memplan "
                  f"{_frame(frames.memplan, measured)}; ")
     head = (f"@{plan.function}: {built}stack buffers TVM 0.27 {plan.tvm_frame} B, memplan "
@@ -64,8 +72,13 @@ def tir_check_json(check: TirCheck) -> dict[str, Any]:
         return getattr(frames, which) if frames is not None else None
 
     return {
+        "schema": CHECK_SCHEMA,
+        "schema_version": CHECK_SCHEMA_VERSION,
         "file": check.path,
         "target": check.target.name,
+        # MLIR's census: a TVMScript module's allocations are in `functions`.
+        "allocations": [], "stack_frames": [], "workgroup": [], "workgroup_local": [],
+        "access": [], "copies": [],
         "max_frame": check.max_frame,
         "frames_measured_by": check.measured_by,
         "frames_unmeasured": check.unmeasured,
@@ -74,6 +87,7 @@ def tir_check_json(check: TirCheck) -> dict[str, Any]:
             {"function": p.function, "budget": p.budget,
              "tvm_built_frame": built(p.function, "tvm"),
              "memplan_built_frame": built(p.function, "memplan"),
+             "inlined": built(p.function, "inlined") or False,
              "tvm_frame": p.tvm_frame, "memplan_frame": p.memplan_frame,
              "allocations": [
                  {"name": d.allocation.name, "dtype": d.allocation.dtype,
