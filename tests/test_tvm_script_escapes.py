@@ -142,3 +142,72 @@ def test_valid_scripts_still_load(tmp_path, capsys):
     root = Path(__file__).resolve().parents[1] / "examples"
     for name in ("tvm_kernels.py", "tvm_mlp.py"):
         assert load_script(root / name) is not None
+
+
+# Issue 31, second round: escapes that name no module (dunders, format strings, parser
+# entries given a string, builtins, a module's name) and payloads that would hang or
+# exhaust memory while TVM folds constants, in 22 more places.
+ATTEMPTS = sorted(esc.attempts("MARKER"))
+LIVE = ("dunder_subclasses", "dunder_globals", "builtins_via_getattr", "meta_var",
+        "entry_parse", "tir_entry_parse", "pyfunc", "eval_name", "exec_name",
+        "pathlib_via_external_kernel")
+# IR only: TVM builds a call node naming the string; nothing runs it under check or plan.
+IR_ONLY = ("call_packed_string",)
+
+
+@pytest.mark.parametrize("place", ["if_condition", "relax_body", "default_argument"])
+@pytest.mark.parametrize("attempt", ATTEMPTS)
+def test_attempt_refused_by_check(tmp_path, capsys, attempt, place):
+    text = esc.more_script(place, esc.attempts("MARKER")[attempt])
+    if attempt in IR_ONLY:
+        marker = tmp_path / "marker"
+        path = tmp_path / "evil.py"
+        path.write_text(text.replace("MARKER", str(marker)))
+        code = main(["check", str(path), "--target", "cortex-m4"])
+        err = capsys.readouterr().err
+        assert code in (0, 1, 2) and len(err.strip().splitlines()) <= 1, err
+        assert "Traceback (most recent" not in err and not marker.exists()
+        return
+    _refused(tmp_path, capsys, text, ["check", "--target", "cortex-m4"])
+
+
+@pytest.mark.parametrize("attempt", ATTEMPTS)
+def test_attempt_refused_by_plan(tmp_path, capsys, attempt):
+    if attempt in IR_ONLY:
+        pytest.skip("IR only: see test_attempt_refused_by_check")
+    _refused(tmp_path, capsys, esc.more_script("relax_body", esc.attempts("MARKER")[attempt]),
+             ["plan", "--runtime", "tvm"])
+
+
+def test_every_attempt_in_every_place_refused_before_tvm_parses():
+    """The matrix, through the static check alone (each would reach TVM's parser next)."""
+    count = 0
+    for place in esc.MORE_PLACEMENTS:
+        for attempt, expr in esc.attempts("/nonexistent/marker").items():
+            text = esc.more_script(place, expr)
+            try:
+                compile(text, "x.py", "exec", flags=0x400, dont_inherit=True)  # ast only
+            except SyntaxError:
+                continue  # Python refuses it before anyone could (an f-string's quotes)
+            count += 1
+            if attempt in IR_ONLY:
+                continue
+            with pytest.raises(InputError):
+                check_script(text, "x.py")
+    assert count > 700
+
+
+@pytest.mark.parametrize("attempt", LIVE)
+def test_attempts_are_live(tmp_path, attempt):
+    """TVM's parser, unguarded, runs each payload that writes: the corpus tests something."""
+    from tvm.script.parser.core.entry import parse
+
+    from memplan.runtimes.tvm.script import dsl_globals
+
+    marker = tmp_path / "marker"
+    text = esc.more_script("if_condition", esc.attempts(str(marker))[attempt])
+    try:
+        parse(text, extra_vars=dsl_globals())
+    except Exception:  # noqa: BLE001, S110 - the payload runs before the IR is judged
+        pass
+    assert marker.exists()
