@@ -284,6 +284,10 @@ def _members(path: str, infos: list[zipfile.ZipInfo], file_size: int) -> dict[st
             continue
         folder, _, inner = name.partition("/")
         parts = name.split("/")
+        # zipfile cuts a name at its first NUL; torch's reader (miniz) does not, so the two
+        # would name the member differently.
+        if "\0" in info.orig_filename:
+            raise InputError(path, f"archive member '{_short(name)}' has a NUL in its name")
         if name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
             raise InputError(path, f"archive member '{_short(name)}' is not a plain path "
                              "inside the top folder (empty, '.' or '..' component, or absolute)")
