@@ -117,6 +117,27 @@ def test_a_member_path_leaving_the_top_folder_is_refused(tmp_path):
         check_archive(dst)
 
 
+@pytest.mark.parametrize("suffix", ["models/model.json\0", "x\0/../../../outside",
+                                    "data/weights/w\0.pt"])
+def test_a_member_name_with_a_nul_is_refused(tmp_path, suffix):
+    """zipfile cuts a name at its NUL, torch's reader does not: the two would disagree on
+    which member is which."""
+    src = pt2_craft.TINY
+    dst = tmp_path / "nul.pt2"
+    with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, "w") as b:
+        for info in a.infolist():
+            b.writestr(info.filename, a.read(info.filename))
+        top = a.namelist()[0].partition("/")[0]
+        # zipfile would cut the name it writes too: written with \1, then patched.
+        b.writestr(f"{top}/{suffix}".replace("\0", "\1"), b"x")
+    name = f"{top}/{suffix}".encode()
+    data = dst.read_bytes()
+    assert data.count(name.replace(b"\0", b"\1")) == 2  # local header, central directory
+    dst.write_bytes(data.replace(name.replace(b"\0", b"\1"), name))
+    with pytest.raises(InputError, match="NUL in its name"):
+        check_archive(dst)
+
+
 def test_refusal_before_torch(tmp_path):
     """A non-zip .pt2 and a refused archive never import torch (it costs ~1 GB)."""
     junk = tmp_path / "junk.pt2"
