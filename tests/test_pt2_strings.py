@@ -61,6 +61,16 @@ def test_a_symbolic_size_that_runs_python_is_refused(tmp_path, runtime):
     assert not marker.exists()
 
 
+@pytest.mark.parametrize("expr", ["(((99**64)**64)**64)**64 + s0", "Pow(Pow(99, 64), 64) + s0",
+                                  "Pow(2, 10**39) + s0", "s0**(2**64)"])
+def test_a_symbolic_size_sympy_would_never_finish_folding_is_refused(tmp_path, expr):
+    """sympy folds a power of numbers at once: 99**(64**4) has 33 million digits, one more
+    power would never finish. The archive check refuses it before torch is imported."""
+    model = _with_symbolic_dim(tmp_path / "tower.pt2", expr)
+    with pytest.raises(InputError, match="refused: symbolic size"):
+        check_archive(model)
+
+
 def test_the_sympy_payload_is_live(tmp_path):
     """torch's own loader, unguarded, runs the expression: the test above means something."""
     import torch
@@ -93,6 +103,8 @@ def test_the_grammars_accept_what_torch_writes():
     assert sym_expr_problem(f"Add(Mul(Integer(2), {s0}), floor(Mul(Rational(1, 3), {s0})))") \
         is None
     assert sym_expr_problem("Max(Integer(4), s0) + FloorDiv(u1, 2)") is None
+    for power in ("s0**2", "(s0 + 1)**2", "1/s0", "s0**(-1)", "Pow(Symbol('s0'), Integer(-2))"):
+        assert sym_expr_problem(power) is None, power
     assert guard_problem("L['x'].size()[0] <= 8 and L['x'].stride()[1] == 3") is None
     assert target_problem("torch.ops.aten.conv2d.default") is None
     assert target_problem("_operator.getitem") is None
