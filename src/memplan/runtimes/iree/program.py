@@ -118,10 +118,12 @@ def run_inputs(entries: Sequence[EntryPoint] | str, source: bytes, name: str
     parameters the program reads (random values stand in for them)."""
     from iree.compiler import ir
 
+    from ...ir.load import new_context
+
     if isinstance(entries, str):
         raise InputError(name, f"cannot run the program: {entries}")
     try:
-        inputs = ir.Module.parse(source.decode(), ir.Context())
+        inputs = ir.Module.parse(source.decode(), new_context())
     except (ir.MLIRError, UnicodeDecodeError) as err:
         raise InputError(name, f"cannot read the program's parameters: {err}") from None
     params = [RunParameter(p.scope, p.key, p.spec.shape, p.spec.element)
