@@ -197,7 +197,8 @@ def attempts(marker: str) -> dict[str, str]:
              f"    T.func_attr({{'a': {touch}}})\n")
     mro = "().__class__.__mro__[1].__subclasses__()"
     return {
-        "dunder_subclasses": f"[c for c in {mro} if c.__name__ == 'Popen'][0](['touch', {m}])",
+        "dunder_subclasses": (f"[c for c in {mro} if c.__name__ == 'Popen'][0]"
+                              f"(['touch', {m}]).wait()"),
         "dunder_globals": f"T.evaluate.__globals__['__builtins__']['open']({m}, 'w')",
         "dunder_class_of_ir": ("T.int32(0).__class__.__init__.__globals__['os']"
                                f".system('touch ' + {m})"),

@@ -80,6 +80,17 @@ _RELAX_NAMESPACES = ("builtin", "ccl", "grad", "image", "memory", "nn", "vision"
 # parser, keeps Python code in the module, or evaluates Python values as IR.
 _REFUSED_MEMBERS = {"pyfunc", "jit", "macro", "inline", "meta_var", "constexpr",
                     "llvm_lookup_intrinsic_id", "TYPE_CHECKING", "parse", "from_source"}
+# These call a function named by a string (a C symbol, a global packed
+# function, an op by name): TVM's Relax pipeline folds constants by compiling and running
+# a kernel at plan time, so `T.call_extern("int32", "system", "...")` in a kernel that
+# `R.call_tir` calls on a constant ran a shell command under `plan --runtime tvm`.
+_CALLOUTS = {"call_extern", "call_pure_extern", "call_packed", "call_cpacked",
+             "call_packed_lowered", "call_cpacked_lowered", "tvm_call_packed",
+             "tvm_call_cpacked", "tvm_call_packed_lowered", "tvm_call_cpacked_lowered",
+             "anylist_setitem_call_packed", "anylist_setitem_call_cpacked", "call_ffi_kernel",
+             "call_kernel", "call_intrin", "Call", "ExternFunc", "call_pure_packed",
+             "call_dps_packed", "call_inplace_packed", "call_builtin_with_ctx", "call_py_func"}
+_REFUSED_MEMBERS |= _CALLOUTS
 # Decorators that start a parse of their argument: only as decorators.
 _PARSE_ENTRIES = {("I", "ir_module"), ("T", "prim_func"), ("R", "function")}
 _REFUSED_NODES = (
@@ -263,7 +274,9 @@ def _module_names(tree: ast.Module) -> set[str]:
                     alias = isinstance(node, ast.Assign) and target is sub and \
                         isinstance(node.value, ast.Name) and node.value.id in names
                     bound[sub.id] = bound.get(sub.id, True) and alias
-    return names | {name for name, alias in bound.items() if alias}
+    params = {a.arg for node in ast.walk(tree) if isinstance(node, ast.arguments)
+              for a in node.posonlyargs + node.args + node.kwonlyargs}
+    return (names | {name for name, alias in bound.items() if alias}) - params
 
 
 def _mark_annotation(expr: ast.expr, context: dict[int, str]) -> None:
@@ -355,6 +368,9 @@ def _check_chain(node: ast.Attribute, path: str, allowed: dict[str, dict[str, An
         obj = allowed[root].get(names[0])
     else:
         obj = None
+    if obj is None and names[-1] in _CALLOUTS:
+        raise InputError(path, f"{dotted} refused: it calls a function named by a string, "
+                         "which TVM's constant folding would run at plan time", node.lineno)
     if obj is None:
         raise InputError(path, f"{dotted} refused: not one of the IR builders and "
                          "operators TVMScript names", node.lineno)
@@ -479,21 +495,23 @@ def load_script(path: str | Path, text: str | None = None) -> Any:
     from ..tflm.interpreter import _captured_stderr
 
     refused: list[str] = []
-    try:
-        # A failed parse leaves TVM's BlockBuilder to be freed later, whose C++ destructor
-        # logs "BlockBuilder destroyed with remaining blocks!" on fd 2: freed here, unheard.
-        with _captured_stderr(), _Guard.armed(refused):
-            try:
+    failure = None
+    # A failed parse leaves TVM's BlockBuilder to be freed later, whose C++ destructor
+    # logs "BlockBuilder destroyed with remaining blocks!" on fd 2. The exception's
+    # traceback holds the parser's frames, and they the builder: it is freed here, once
+    # the exception is gone, while fd 2 is still captured.
+    with _captured_stderr():
+        try:
+            with _Guard.armed(refused):
                 result = parse(text, extra_vars=dsl_globals())
-            except Exception:
-                gc.collect()
-                raise
-    except Exception as err:  # noqa: BLE001 - TVM raises its own types for bad scripts
-        if not refused:
-            first = next((line for line in str(err).splitlines() if line.strip()),
-                         type(err).__name__)
-            raise InputError(path, f"TVM's parser rejects it: {first.strip()}") from None
+        except Exception as err:  # noqa: BLE001 - TVM raises its own types for bad scripts
+            failure = next((line for line in str(err).splitlines() if line.strip()),
+                           type(err).__name__).strip()
+        if failure is not None:
+            gc.collect()
     if refused:
         raise InputError(path, f"the script reached Python beyond TVMScript ({refused[0]}): "
                          "refused")
+    if failure is not None:
+        raise InputError(path, f"TVM's parser rejects it: {failure}")
     return result
