@@ -25,6 +25,9 @@ naming the place:
   `I.pyfunc`, macros, `meta_var` or the GPU namespaces; a class among them is only
   called or used as an annotation, never bound to a name whose attributes could
   then be reached;
+- no builder that calls a function named by a string (`T.call_extern`, the packed
+  calls, `T.Call`, `R.call_pure_packed`, `R.ExternFunc`, ...): TVM's Relax pipeline
+  folds constants by compiling and running a kernel at plan time;
 - the decorators that start a parse (`I.ir_module`, `T.prim_func`, `R.function`)
   only as decorators, with keyword arguments;
 - `**` and `<<` only with a small constant on the right and a constant (or an IR value)
