@@ -36,6 +36,19 @@ PAYLOADS = [
     "exec(\"open('MARKER', 'w')\")",
     "T.external_kernel.Path('MARKER').touch()",
     "I.entry.parse(\"open('MARKER', 'w')\")",
+    # Second round: no module named, Python reached from what TVMScript allows.
+    "[c for c in ().__class__.__mro__[1].__subclasses__() if c.__name__ == 'Popen'][0]"
+    "(['touch', 'MARKER'])",
+    "T.evaluate.__globals__['__builtins__']['open']('MARKER', 'w')",
+    "getattr(T, 'external_kernel').Path('MARKER').touch()",
+    "T.meta_var(__import__('pathlib').Path('MARKER').touch())",
+    "'{0.__globals__[os].system}'.format(T.evaluate)",
+    "str(1).format(T.evaluate)",
+    "T.int32(0).show()",
+    # Hangs and memory while TVM folds constants in Python.
+    "max(range(10**18))",
+    "len([0] * 10**9)",
+    "((((10**64)**64)**64)**64)**64 > 1",
 ]
 HUGE = [2**31 - 1, 2**31 - 16, 2**30, 0, -3, 1 << 20]
 

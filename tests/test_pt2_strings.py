@@ -61,6 +61,16 @@ def test_a_symbolic_size_that_runs_python_is_refused(tmp_path, runtime):
     assert not marker.exists()
 
 
+@pytest.mark.parametrize("expr", ["(((99**64)**64)**64)**64 + s0", "Pow(Pow(99, 64), 64) + s0",
+                                  "Pow(2, 10**39) + s0", "s0**(2**64)"])
+def test_a_symbolic_size_sympy_would_never_finish_folding_is_refused(tmp_path, expr):
+    """sympy folds a power of numbers at once: 99**(64**4) has 33 million digits, one more
+    power would never finish. The archive check refuses it before torch is imported."""
+    model = _with_symbolic_dim(tmp_path / "tower.pt2", expr)
+    with pytest.raises(InputError, match="refused: symbolic size"):
+        check_archive(model)
+
+
 def test_the_sympy_payload_is_live(tmp_path):
     """torch's own loader, unguarded, runs the expression: the test above means something."""
     import torch
@@ -93,6 +103,8 @@ def test_the_grammars_accept_what_torch_writes():
     assert sym_expr_problem(f"Add(Mul(Integer(2), {s0}), floor(Mul(Rational(1, 3), {s0})))") \
         is None
     assert sym_expr_problem("Max(Integer(4), s0) + FloorDiv(u1, 2)") is None
+    for power in ("s0**2", "(s0 + 1)**2", "1/s0", "s0**(-1)", "Pow(Symbol('s0'), Integer(-2))"):
+        assert sym_expr_problem(power) is None, power
     assert guard_problem("L['x'].size()[0] <= 8 and L['x'].stride()[1] == 3") is None
     assert target_problem("torch.ops.aten.conv2d.default") is None
     assert target_problem("_operator.getitem") is None
@@ -114,6 +126,27 @@ def test_a_member_path_leaving_the_top_folder_is_refused(tmp_path):
         top = a.namelist()[0].partition("/")[0]
         b.writestr(f"{top}/../../outside", b"x")
     with pytest.raises(InputError, match="not a plain path inside the top folder"):
+        check_archive(dst)
+
+
+@pytest.mark.parametrize("suffix", ["models/model.json\0", "x\0/../../../outside",
+                                    "data/weights/w\0.pt"])
+def test_a_member_name_with_a_nul_is_refused(tmp_path, suffix):
+    """zipfile cuts a name at its NUL, torch's reader does not: the two would disagree on
+    which member is which."""
+    src = pt2_craft.TINY
+    dst = tmp_path / "nul.pt2"
+    with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, "w") as b:
+        for info in a.infolist():
+            b.writestr(info.filename, a.read(info.filename))
+        top = a.namelist()[0].partition("/")[0]
+        # zipfile would cut the name it writes too: written with \1, then patched.
+        b.writestr(f"{top}/{suffix}".replace("\0", "\1"), b"x")
+    name = f"{top}/{suffix}".encode()
+    data = dst.read_bytes()
+    assert data.count(name.replace(b"\0", b"\1")) == 2  # local header, central directory
+    dst.write_bytes(data.replace(name.replace(b"\0", b"\1"), name))
+    with pytest.raises(InputError, match="NUL in its name"):
         check_archive(dst)
 
 

@@ -142,3 +142,85 @@ def test_valid_scripts_still_load(tmp_path, capsys):
     root = Path(__file__).resolve().parents[1] / "examples"
     for name in ("tvm_kernels.py", "tvm_mlp.py"):
         assert load_script(root / name) is not None
+
+
+# Issue 31, second round: escapes that name no module (dunders, format strings, parser
+# entries given a string, builtins, a module's name) and payloads that would hang or
+# exhaust memory while TVM folds constants, in 22 more places.
+ATTEMPTS = sorted(esc.attempts("MARKER"))
+LIVE = ("dunder_subclasses", "dunder_globals", "builtins_via_getattr", "meta_var",
+        "entry_parse", "tir_entry_parse", "pyfunc", "eval_name", "exec_name",
+        "pathlib_via_external_kernel")
+# A kernel that calls a C function by name, called on a constant: TVM's Relax pipeline
+# folds it by compiling and running the kernel, under `plan` (no --check-run).
+FOLDED = """# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def evil(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+        T.evaluate(T.call_extern("int32", "system", "touch MARKER"))
+        for i in range(4):
+            B[i] = A[i] + T.float32(1.0)
+
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        cls = Module
+        c = R.broadcast_to(R.const(1.0, "float32"), R.shape([4]))
+        y = R.call_tir(cls.evil, (c,), out_ty=R.Tensor((4,), dtype="float32"))
+        z = R.add(x, y)
+        return z
+"""
+
+
+@pytest.mark.parametrize("place", ["if_condition", "relax_body", "default_argument"])
+@pytest.mark.parametrize("attempt", ATTEMPTS)
+def test_attempt_refused_by_check(tmp_path, capsys, attempt, place):
+    text = esc.more_script(place, esc.attempts("MARKER")[attempt])
+    _refused(tmp_path, capsys, text, ["check", "--target", "cortex-m4"])
+
+
+@pytest.mark.parametrize("attempt", ATTEMPTS)
+def test_attempt_refused_by_plan(tmp_path, capsys, attempt):
+    _refused(tmp_path, capsys, esc.more_script("relax_body", esc.attempts("MARKER")[attempt]),
+             ["plan", "--runtime", "tvm"])
+
+
+def test_every_attempt_in_every_place_refused_before_tvm_parses():
+    """The matrix, through the static check alone (each would reach TVM's parser next)."""
+    count = 0
+    for place in esc.MORE_PLACEMENTS:
+        for expr in esc.attempts("/nonexistent/marker").values():
+            text = esc.more_script(place, expr)
+            try:
+                compile(text, "x.py", "exec", flags=0x400, dont_inherit=True)  # ast only
+            except SyntaxError:
+                continue  # Python refuses it before anyone could (an f-string's quotes)
+            count += 1
+            with pytest.raises(InputError):
+                check_script(text, "x.py")
+    assert count > 700
+
+
+@pytest.mark.parametrize("attempt", LIVE)
+def test_attempts_are_live(tmp_path, attempt):
+    """TVM's parser, unguarded, runs each payload that writes: the corpus tests something."""
+    from tvm.script.parser.core.entry import parse
+
+    from memplan.runtimes.tvm.script import dsl_globals
+
+    marker = tmp_path / "marker"
+    text = esc.more_script("if_condition", esc.attempts(str(marker))[attempt])
+    try:
+        parse(text, extra_vars=dsl_globals())
+    except Exception:  # noqa: BLE001, S110 - the payload runs before the IR is judged
+        pass
+    assert marker.exists()
+
+
+def test_a_kernel_calling_a_c_function_is_refused_before_constant_folding_runs_it(
+        tmp_path, capsys):
+    err = _refused(tmp_path, capsys, FOLDED, ["plan", "--runtime", "tvm"])
+    assert "T.call_extern refused" in err

@@ -144,3 +144,92 @@ def alias_script(marker: str) -> str:
     return ("# from tvm.script import tirx as T\n@I.ir_module\nclass M:\n    @T.prim_func\n"
             "    def f():\n        k = T.external_kernel\n"
             f"        T.evaluate(k.Path({marker!r}).write_text('x'))\n")
+
+
+# More places TVM's parser (or Python, before it) evaluates an expression `{X}`: each
+# file is valid Python with the expression in that place.
+_FN = "@I.ir_module\nclass M:\n    @T.prim_func\n    def f():\n"
+MORE_PLACEMENTS: dict[str, str] = {
+    "default_argument": "@I.ir_module\nclass M:\n    @T.prim_func\n    def f(a={X}):\n"
+                        "        T.evaluate(0)\n",
+    "class_body": "@I.ir_module\nclass M:\n    x = {X}\n",
+    "class_keyword": "@I.ir_module\nclass M(metaclass={X}):\n    x = 1\n",
+    "class_base": "@I.ir_module\nclass M({X}):\n    x = 1\n",
+    "comprehension": _FN + "        T.evaluate([y for y in [{X}]][0])\n",
+    "lambda": _FN + "        T.evaluate((lambda: {X})())\n",
+    "fstring": _FN + "        T.func_attr({{\"a\": f\"{{{X}}}\"}})\n",
+    "subscript": _FN + "        A = T.alloc_buffer((4,))\n        T.evaluate(A[{X}])\n",
+    "walrus": _FN + "        T.evaluate((y := {X}))\n",
+    "with_statement": _FN + "        with {X}:\n            T.evaluate(0)\n",
+    "match": _FN + "        match {X}:\n            case _:\n                T.evaluate(0)\n",
+    "starred": _FN + "        T.evaluate(*[{X}])\n",
+    "global": _FN + "        global g\n        g = {X}\n",
+    "keyword_argument": _FN + "        T.evaluate(T.int32(0), x={X})\n",
+    "double_star": _FN + "        T.func_attr(**{{\"a\": {X}}})\n",
+    "if_condition": _FN + "        if {X}:\n            T.evaluate(0)\n",
+    "assert": _FN + "        assert {X}, \"x\"\n",
+    "dict_key": _FN + "        T.func_attr({{{X}: 1}})\n",
+    "relax_body": ("@I.ir_module\nclass M:\n    @R.function\n"
+                   "    def f(x: R.Tensor((4,), \"float32\")):\n        y = {X}\n"
+                   "        return x\n"),
+    "relax_annotation": ("@I.ir_module\nclass M:\n    @R.function\n"
+                         "    def f(x: R.Tensor((4,), \"float32\")) -> {X}:\n        return x\n"),
+    "module_attrs": "@I.ir_module\nclass M:\n    I.module_attrs({{\"a\": {X}}})\n",
+    "string_annotation": ("@I.ir_module\nclass M:\n    @T.prim_func\n    def f(a: {S}):\n"
+                          "        T.evaluate(0)\n"),
+}
+
+_HEADER = ("# from tvm.script import ir as I\n# from tvm.script import tirx as T\n"
+           "# from tvm.script import relax as R\n\n")
+
+
+def more_script(place: str, expr: str) -> str:
+    return _HEADER + MORE_PLACEMENTS[place].format(X=expr, S=repr(expr))
+
+
+def attempts(marker: str) -> dict[str, str]:
+    """Escapes that name no module: Python's own objects reached from what TVMScript
+    allows (a constant, a builtin's result, an IR value, the module name, a parser entry
+    given a string), each creating `marker` if it got through."""
+    m = repr(marker)
+    touch = f"__import__('os').system('touch ' + {m})"
+    inner = ("# from tvm.script import tirx as T\n@T.prim_func\ndef g():\n"
+             f"    T.func_attr({{'a': {touch}}})\n")
+    mro = "().__class__.__mro__[1].__subclasses__()"
+    return {
+        "dunder_subclasses": (f"[c for c in {mro} if c.__name__ == 'Popen'][0]"
+                              f"(['touch', {m}]).wait()"),
+        "dunder_globals": f"T.evaluate.__globals__['__builtins__']['open']({m}, 'w')",
+        "dunder_class_of_ir": ("T.int32(0).__class__.__init__.__globals__['os']"
+                               f".system('touch ' + {m})"),
+        "format_traversal": "'{0.__globals__[os].system}'.format(T.evaluate)",
+        "format_of_str_call": "str(1).format(T.evaluate)",
+        "format_map": "'{a}'.format_map(dict(a=1))",
+        "builtins_via_getattr": f"getattr(T, 'external_kernel').Path({m}).write_text('x')",
+        "meta_var": f"T.meta_var(__import__('pathlib').Path({m}).write_text('x'))",
+        "entry_parse": f"I.entry.parse({inner!r})",
+        "tir_entry_parse": f"T.entry.parse({inner!r})",
+        "ir_module_on_string": f"I.ir_module({inner!r})",
+        "prim_func_on_string": f"T.prim_func({inner!r})",
+        "pyfunc": f"I.pyfunc({touch})",
+        "eval_name": f"eval({touch!r})",
+        "exec_name": f"exec({touch!r})",
+        "compile_name": f"compile({touch!r}, 'x', 'exec')",
+        "vars_of_root": "vars(T)['external_kernel']",
+        "script_method": f"T.int32(0).script().replace('x', {m})",
+        "show_method": "T.int32(0).show()",
+        "str_join_of_buffer": "str(1).join(T.alloc_buffer((4,)))",
+        "module_name_attribute": "M.__dict__",
+        "range_attribute": "range(1).count(0)",
+        "list_of_buffer": "list(T.alloc_buffer((4,)))",
+        "max_of_range": "max(range(10**18))",
+        "repeat_list": "len([0] * 10**9)",
+        "repeat_str_call": "len(str(10**60) * 10**8)",
+        "pow_tower": "((((10**64)**64)**64)**64)**64 > 1",
+        "pow_of_pow_right": "10**10**10",
+        "shift_tower": "((1 << 64) << 64) << 64",
+        "call_packed_string": f"R.call_packed('runtime.RPCTimeEvaluator', {touch!r})",
+        "type_of_value": "type(T.int32(0)).mro()",
+        "import_via_tvm": "tvm.runtime.load_module('x.so')",
+        "pathlib_via_external_kernel": f"T.external_kernel.Path({m}).write_text('x')",
+    }

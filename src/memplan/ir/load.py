@@ -41,7 +41,12 @@ class MlirChunk:
 
 def new_context() -> ir.Context:
     # IREE's context registers upstream and IREE dialects; unknown ops are parse errors.
-    return ir.Context()
+    context = ir.Context()
+    # Single-threaded: `Module.parse` holds the GIL while MLIR verifies ops on its worker
+    # threads, and a worker's diagnostic goes to the bindings' Python handler, which waits
+    # for the GIL forever (a bad data_layout in an IREE dispatch hung `check`).
+    context.enable_multithreading(False)
+    return context
 
 
 def parse_mlir(text: str, path: str = "<input>", first_line: int = 1,

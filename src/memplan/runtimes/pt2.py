@@ -284,6 +284,10 @@ def _members(path: str, infos: list[zipfile.ZipInfo], file_size: int) -> dict[st
             continue
         folder, _, inner = name.partition("/")
         parts = name.split("/")
+        # zipfile cuts a name at its first NUL; torch's reader (miniz) does not, so the two
+        # would name the member differently.
+        if "\0" in info.orig_filename:
+            raise InputError(path, f"archive member '{_short(name)}' has a NUL in its name")
         if name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
             raise InputError(path, f"archive member '{_short(name)}' is not a plain path "
                              "inside the top folder (empty, '.' or '..' component, or absolute)")
@@ -529,10 +533,7 @@ def _check_common(node: ast.AST) -> str | None:
     if isinstance(node, ast.Expression | ast.Load | ast.BinOp | ast.UnaryOp | ast.BoolOp
                   | ast.Compare) or isinstance(node, _SYM_OPERATORS):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-            right = node.right
-            if not (isinstance(right, ast.Constant) and type(right.value) is int
-                    and 0 <= right.value <= _MAX_POWER):
-                return f"a power other than a constant up to {_MAX_POWER}"
+            return _power_problem(node.left, node.right)
         return None
     if isinstance(node, ast.Constant):
         value = node.value
@@ -544,6 +545,27 @@ def _check_common(node: ast.AST) -> str | None:
     return ""  # not common: the caller decides
 
 
+def _is_power(node: ast.AST) -> bool:
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Pow")
+
+
+def _power_problem(base: ast.AST, exponent: ast.AST) -> str | None:
+    """sympy folds a power of numbers at once: the exponent a constant up to `_MAX_POWER`,
+    and no power inside the base (`((99**64)**64)**64` has 2.1 billion digits)."""
+    if isinstance(exponent, ast.Call) and isinstance(exponent.func, ast.Name) \
+            and exponent.func.id == "Integer" and len(exponent.args) == 1:
+        exponent = exponent.args[0]
+    if isinstance(exponent, ast.UnaryOp) and isinstance(exponent.op, ast.USub):
+        exponent = exponent.operand  # `s0**(-1)`: as small as its magnitude
+    if not (isinstance(exponent, ast.Constant) and type(exponent.value) is int
+            and 0 <= exponent.value <= _MAX_POWER):
+        return f"a power other than a constant up to {_MAX_POWER}"
+    if any(_is_power(sub) for sub in ast.walk(base)):
+        return "a power of a power"
+    return None
+
+
 def _check_sym_node(node: ast.AST) -> str | None:
     common = _check_common(node)
     if common != "":
@@ -553,6 +575,10 @@ def _check_sym_node(node: ast.AST) -> str | None:
             return None
         return f"name {_short(node.id, 40)!r}"
     if isinstance(node, ast.Call):
+        if _is_power(node):
+            if len(node.args) != 2 or node.keywords:
+                return "Pow of other than two arguments"
+            return _power_problem(*node.args)
         if isinstance(node.func, ast.Name) and node.func.id in _SYM_FUNCTIONS and all(
                 isinstance(kw.value, ast.Constant) and (
                     (kw.arg in _ASSUMPTIONS and type(kw.value.value) is bool)

@@ -184,6 +184,8 @@ def run_inputs(entries: Sequence[EntryPoint] | str, source: bytes, name: str,
     size) and the external parameters the program reads (random values stand in for them)."""
     from iree.compiler import ir
 
+    from ...ir.load import new_context
+
     if isinstance(entries, str):
         raise InputError(name, f"cannot run the program: {entries}")
     runs = []
@@ -198,7 +200,7 @@ def run_inputs(entries: Sequence[EntryPoint] | str, source: bytes, name: str,
                                  "only: give the sizes with --dim)")
             runs.append(RunInput(e.function, shapes))  # type: ignore[arg-type]
     try:
-        inputs = ir.Module.parse(source.decode(), ir.Context())
+        inputs = ir.Module.parse(source.decode(), new_context())
     except (ir.MLIRError, UnicodeDecodeError) as err:
         raise InputError(name, f"cannot read the program's parameters: {err}") from None
     params = [RunParameter(p.scope, p.key, p.spec.shape, p.spec.element)  # type: ignore[arg-type]
