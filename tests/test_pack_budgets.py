@@ -155,3 +155,28 @@ def test_minimize_with_a_spent_deadline_gives_a_valid_plan(small_layers):
     assert late.status is PlanStatus.GAP
     validate(problem, late.solution)
     assert late.peak <= greedy.peak
+
+
+def test_layers_are_not_layered_again(small_layers, monkeypatch):
+    # With LAYER_FROM below MAX_LAYER_PART, each layer's parts could be layered in turn,
+    # each level a new stack of searches.
+    from memplan.pack.greedy.heuristics import pack_by_parts
+
+    monkeypatch.setattr(layers, "LAYER_FROM", 100)
+    problem = Problem(small_layers.buffers)
+    depth = 0
+    real = exact._layered
+
+    def once(*args, **kwargs):
+        nonlocal depth
+        assert depth == 0, "a layer's part was layered again"
+        depth += 1
+        try:
+            return real(*args, **kwargs)
+        finally:
+            depth -= 1
+
+    monkeypatch.setattr(exact, "_layered", once)
+    plan = exact._layered(problem, pack_by_parts(problem), math.inf, 1, None)
+    validate(problem, plan)
+    assert plan.strategy == "3 layers"

@@ -217,3 +217,48 @@ def test_equal_sizes_reach_bound(problem):
     # order solves optimally (interval graphs are perfect): the bound is reached.
     assert run_strategy(problem, "start", "first-fit").peak(problem) == lower_bound(problem)
     assert pack(problem).peak == lower_bound(problem)
+
+
+# Zero-waste instances (benchmarks/zero_waste.py: a 1024-byte x 40-step rectangle cut
+# into buffers, so the bound 1024 is reachable), seeds 4 and 1.
+ZERO_WASTE_12 = [(1, 7, 1024), (29, 40, 448), (12, 40, 64), (26, 40, 64), (26, 40, 448),
+                 (7, 26, 192), (0, 1, 1024), (21, 29, 384), (7, 26, 320), (12, 21, 384),
+                 (7, 12, 512), (12, 29, 64)]
+ZERO_WASTE_30 = [(5, 9, 256), (32, 37, 384), (0, 5, 64), (12, 25, 128), (0, 5, 384),
+                 (35, 37, 448), (0, 5, 128), (24, 29, 384), (5, 25, 64), (9, 14, 256),
+                 (21, 37, 128), (21, 24, 384), (5, 12, 256), (12, 25, 128), (14, 21, 256),
+                 (0, 5, 64), (5, 21, 128), (25, 32, 256), (5, 25, 64), (32, 35, 448),
+                 (29, 32, 384), (5, 25, 64), (37, 40, 448), (0, 5, 384), (37, 40, 256),
+                 (25, 32, 192), (5, 21, 64), (5, 37, 64), (37, 40, 320), (5, 21, 64)]
+
+
+def _problem(rows):
+    return Problem([Buffer(str(i), s, e, size) for i, (s, e, size) in enumerate(rows)])
+
+
+def test_conflict_counts_match_pairwise_overlaps():
+    from memplan.pack.arrays import problem_arrays
+    from memplan.pack.greedy.heuristics import _conflicts
+
+    problem = _problem(ZERO_WASTE_30)
+    expected = [sum(a is not b and a.start < b.end and b.start < a.end
+                    for b in problem.buffers) for a in problem.buffers]
+    assert _conflicts(problem_arrays(problem)).tolist() == expected
+
+
+def test_tvm_conflicts_order_joins_the_portfolio_where_it_wins():
+    # No other order reaches the bound here (1088 at best); TVM's greedy_by_conflicts does.
+    problem = _problem(ZERO_WASTE_12)
+    others = min(run_strategy(problem, order, fit).peak(problem)
+                 for order, fit in all_strategies() if order != "conflicts")
+    assert others > 1024
+    assert pack(problem).peak == 1024  # 1088 without it
+
+
+def test_cheap_portfolio_runs_tflm_size_start_order(monkeypatch):
+    from memplan.pack.greedy import heuristics
+
+    problem = _problem(ZERO_WASTE_30)
+    monkeypatch.setattr(heuristics, "CHEAP_PORTFOLIO_FROM", 1)
+    # size/first-fit and duration/first-fit, the cheap portfolio before it: 1216.
+    assert pack(problem).peak == 1152

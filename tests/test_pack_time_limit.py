@@ -93,3 +93,18 @@ def test_the_limit_counts_from_the_process_start_only_for_the_memplan_command(mo
     fake.__file__ = "/usr/local/bin/memplan"  # the console script
     monkeypatch.setitem(sys.modules, "__main__", fake)
     assert command_started() < before  # this process started before the test did
+
+
+def test_a_spent_deadline_loads_no_search_kernels():
+    # With numba's JIT, loading the search's kernels took 0.1 s CPU (0.4 s wall at load
+    # 7) after the deadline had passed during the greedy start (issue 35).
+    problem = Problem([Buffer(f"b{i}", i, i + 3, 8 + i % 5) for i in range(30)], capacity=1)
+    from memplan.pack.search import decide
+
+    with mock.patch.object(decide, "load_search") as load:
+        result = pack(problem, PackOptions(minimize=True, time_limit=1.0,
+                                           started=time.perf_counter() - 5.0))
+        assert load.call_count == 0
+        pack(Problem(problem.buffers, 1), PackOptions(minimize=True, time_limit=60.0))
+        assert load.call_count == 1  # the check itself can see a load
+    assert result.peak == _greedy_peak(problem)

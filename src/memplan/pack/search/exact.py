@@ -165,17 +165,18 @@ def _by_parts(
     problem: Problem, parts: list[Part], capacity: int | None, minimize: bool,
     started: float, deadline: float, initial: Solution, workers: int,
     on_progress: Callable[[int, int], None] | None, known: _Known | None = None,
-    windows: bool = True, node_cap: int | None = None,
+    windows: bool = True, node_cap: int | None = None, layered: bool = True,
 ) -> ExactResult:
     """Solve each distinct part on its own (identical parts once) and merge.
     `known` carries the parts solved by an earlier call, and learns these.
     `windows`: the parts' minimising may use time windows for bounds. `node_cap`:
-    minimising stops (status "timeout") once the parts have spent that many nodes."""
+    minimising stops (status "timeout") once the parts have spent that many nodes.
+    `layered`: parts may be packed as layers (`_layered`); off for the layers' own parts."""
     groups = _groups(parts, initial, known)
     grain = peak_grain(problem)
     if minimize:
         status = _minimize_groups(groups, capacity, grain, started, deadline, workers,
-                                  on_progress, windows, node_cap)
+                                  on_progress, windows, node_cap, layered)
     else:
         assert capacity is not None
         status = _fit_groups(groups, capacity, started, deadline, workers, on_progress)
@@ -309,7 +310,7 @@ def _fit_groups(
 def _minimize_groups(
     groups: list[_Group], capacity: int | None, grain: int, started: float, deadline: float,
     workers: int, on_progress: Callable[[int, int], None] | None, windows: bool = True,
-    node_cap: int | None = None,
+    node_cap: int | None = None, layered: bool = True,
 ) -> SolveStatus:
     """Lower the highest part until the whole is proven optimal or the time is up.
 
@@ -341,7 +342,9 @@ def _minimize_groups(
         return group.start(started, deadline, workers, _reporter(groups, group, on_progress),
                            windows)
 
-    for group in groups:
+    # A layer's parts are not layered again: with LAYER_FROM below MAX_LAYER_PART they
+    # could be, each level a new stack of searches.
+    for group in groups if layered else ():
         plan = _layered(group.problem, group.plan, deadline, workers,
                         _reporter(groups, group, on_progress), by_order=not group.large)
         group.plan, group.peak = plan, plan.peak(group.problem)
@@ -425,7 +428,7 @@ def _layered(
     # Layers are solved for their plans: a bound on one layer bounds nothing of the
     # stack, so no time goes to time windows (windows.py) here.
     result = _by_parts(both, parts, None, True, now, deadline, pack_by_parts(both, parts),
-                       workers, None, known, windows=False, node_cap=budget)
+                       workers, None, known, windows=False, node_cap=budget, layered=False)
     spent = result.nodes
     assert result.solution is not None  # no capacity to miss
     layers: list[Solution] = []
@@ -451,7 +454,7 @@ def _layered(
         if spent < budget and layers[i].peak(run) > lower_bound(run):
             parts = split(run)
             again = _by_parts(run, parts, None, True, now, deadline, layers[i], workers, None,
-                              known, windows=False,
+                              known, windows=False, layered=False,
                               node_cap=(budget - spent) // (len(runs) - i))
             assert again.solution is not None
             spent += again.nodes
