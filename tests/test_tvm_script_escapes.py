@@ -224,3 +224,48 @@ def test_a_kernel_calling_a_c_function_is_refused_before_constant_folding_runs_i
         tmp_path, capsys):
     err = _refused(tmp_path, capsys, FOLDED, ["plan", "--runtime", "tvm"])
     assert "T.call_extern refused" in err
+
+
+# What TVM's tutorials and printer write for private functions and blocks: the import
+# lines with their usual aliases, decorator factories called with keywords (which capture
+# the caller's stack), `T.axis` in a block.
+_AS_USERS_WRITE = '''\
+from tvm.script import ir as I
+from tvm.script import tirx as T
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def twice(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+        with T.sblock("root"):
+            for i in range(16):
+                with T.sblock("b"):
+                    vi = T.axis.spatial(16, i)
+                    B[vi] = A[vi] * T.float32(2)
+
+    @R.function(private=False)
+    def main(x: R.Tensor((16,), "float32")) -> R.Tensor((16,), "float32"):
+        cls = Module
+        y = R.call_tir(cls.twice, (x,), out_ty=R.Tensor((16,), "float32"))
+        return y
+'''
+
+
+def test_a_script_as_users_write_it_is_read(tmp_path):
+    from memplan.runtimes.tvm.script import load_script
+
+    path = tmp_path / "mod.py"
+    path.write_text(_AS_USERS_WRITE)
+    mod = load_script(path)
+    assert sorted(gv.name_hint for gv in mod.get_global_vars()) == ["main", "twice"]
+    assert "global_symbol" not in (mod["twice"].attrs or {})
+
+
+@pytest.mark.parametrize("line", ["from tvm.script import relax as T",
+                                  "from tvm.script import tirx as R",
+                                  "from tvm.script import ir as os"])
+def test_an_import_alias_other_than_the_usual_one_is_refused(line):
+    with pytest.raises(InputError, match="refused"):
+        check_script(_AS_USERS_WRITE.replace("from tvm.script import relax as R", line), "m.py")

@@ -58,6 +58,7 @@ import ast
 import builtins
 import contextlib
 import functools
+import inspect
 import sys
 import threading
 import types
@@ -72,6 +73,9 @@ _ALLOWED_IMPORTS = {
     ("tvm.script", "ir"), ("tvm.script", "tirx"), ("tvm.script", "relax"),
     ("tvm.script", "tir"), ("tvm.tirx.layout", "Axis"),
 }
+# The aliases TVM's printer and tutorials write: any other alias would let a name the guard
+# reads as one DSL (`T`) stand for another (`relax as T`).
+_CANONICAL_ALIASES = {"ir": "I", "tir": "T", "tirx": "T", "relax": "R"}
 # No builtin that iterates its argument: a buffer iterates forever (`__getitem__` never ends).
 _SAFE_BUILTINS = {"range", "int", "float", "bool", "str", "len", "abs", "True", "False", "None",
                   "Ellipsis"}
@@ -145,6 +149,10 @@ def allowed_objects() -> dict[str, dict[str, Any]]:
         allowed[f"R.{ns}"] = {name: obj for name, obj in vars(module).items()
                               if not name.startswith("_") and _tvm_builder(obj)
                               and getattr(obj, "__module__", "").startswith(module.__name__)}
+    # `T.axis.spatial(16, i)` binds a block's iterators; the printer writes it in every block.
+    axis = roots["T"].axis
+    allowed["T.axis"] = {name: getattr(axis, name) for name in vars(axis)
+                         if not name.startswith("_") and _tvm_builder(getattr(axis, name))}
     # `Axis.laneid` is made by the metaclass for any name the class does not define;
     # a name it defines (`get`, `reg_dict`) is Python, not an axis.
     allowed["Axis"] = {name: None for name in dir(Axis)}
@@ -215,7 +223,8 @@ def check_script(text: str, path: str) -> None:
 def _check_top(stmt: ast.stmt, path: str) -> None:
     if isinstance(stmt, ast.ImportFrom):
         for alias in stmt.names:
-            if (stmt.module, alias.name) not in _ALLOWED_IMPORTS or alias.asname:
+            if ((stmt.module, alias.name) not in _ALLOWED_IMPORTS
+                    or alias.asname not in (None, _CANONICAL_ALIASES.get(alias.name))):
                 raise InputError(path, f"import of {stmt.module}.{alias.name} refused: only the "
                                  "`from tvm.script import ...` lines TVM prints", stmt.lineno)
         return
@@ -365,6 +374,8 @@ def _check_chain(node: ast.Attribute, path: str, allowed: dict[str, dict[str, An
     dotted = ".".join([cur.id, *names])
     if len(names) == 2 and root == "R" and names[0] in _RELAX_NAMESPACES:
         obj = allowed[f"R.{names[0]}"].get(names[1])
+    elif len(names) == 2 and root == "T" and names[0] == "axis":
+        obj = allowed["T.axis"].get(names[1])
     elif len(names) == 1 and root == "Axis":
         obj = "axis" if names[0] not in allowed["Axis"] else None
     elif len(names) == 1:
@@ -480,6 +491,52 @@ class _Guard:
             del cls._armed[threading.get_ident()]
 
 
+class _NoStack:
+    """`inspect` as TVM's decorator factories see it during a parse, minus `stack()`.
+
+    `@T.prim_func(private=True)`, `@R.function(pure=False)` and `@I.ir_module(...)` capture
+    the caller's stack when called (`inspect.stack()` walks frames and opens their source
+    files), for a decorator that a text parse never applies: the parser only asks the
+    factory's result for its dispatch token. An empty stack keeps the audit hook strict."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(inspect, name)
+
+    @staticmethod
+    def stack(*_args: Any, **_kwargs: Any) -> list:
+        return []
+
+
+_STACK_CAPTURING = ("tvm.tirx.script.parser.entry", "tvm.script.parser.ir.entry",
+                    "tvm.relax.script.parser.entry")
+
+
+@contextlib.contextmanager
+def _factories_without_stack():
+    import importlib
+
+    modules = [importlib.import_module(name) for name in _STACK_CAPTURING]
+    saved = [module.inspect for module in modules]
+    for module in modules:
+        module.inspect = _NoStack()
+    try:
+        yield
+    finally:
+        for module, original in zip(modules, saved, strict=True):
+            module.inspect = original
+
+
+def _imports_blanked(text: str) -> str:
+    """`text` with its import lines blank: TVM's parser takes none, and `check_script` has
+    held them to the DSL's own modules, which `dsl_globals` binds. Lines keep their numbers."""
+    lines = text.splitlines(keepends=True)
+    for stmt in ast.parse(text).body:
+        if isinstance(stmt, ast.ImportFrom):
+            for i in range(stmt.lineno - 1, stmt.end_lineno or stmt.lineno):
+                lines[i] = "\n"
+    return "".join(lines)
+
+
 def load_script(path: str | Path, text: str | None = None) -> Any:
     """The IRModule (or function) a TVMScript file holds, read through TVM's parser after
     `check_script`; a file TVM rejects is one line too."""
@@ -505,8 +562,8 @@ def load_script(path: str | Path, text: str | None = None) -> Any:
     # the exception is gone, while fd 2 is still captured.
     with _captured_stderr():
         try:
-            with _Guard.armed(refused):
-                result = parse(text, extra_vars=dsl_globals())
+            with _factories_without_stack(), _Guard.armed(refused):
+                result = parse(_imports_blanked(text), extra_vars=dsl_globals())
         except Exception as err:  # noqa: BLE001 - TVM raises its own types for bad scripts
             failure = next((line for line in str(err).splitlines() if line.strip()),
                            type(err).__name__).strip()
