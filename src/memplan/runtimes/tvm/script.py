@@ -330,13 +330,13 @@ def load_script(path: str | Path, text: str | None = None) -> Any:
 
     from tvm.script.parser.core.entry import parse
 
-    from ..tflm.interpreter import _captured_stderr
+    from ..native_stderr import captured_stderr
 
     refused: list[str] = []
     try:
         # A failed parse leaves TVM's BlockBuilder to be freed later, whose C++ destructor
         # logs "BlockBuilder destroyed with remaining blocks!" on fd 2: freed here, unheard.
-        with _captured_stderr(), _Guard.armed(refused):
+        with captured_stderr(), _Guard.armed(refused):
             try:
                 result = parse(text, extra_vars=dsl_globals())
             except Exception:
