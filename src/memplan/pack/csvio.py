@@ -23,10 +23,11 @@ from ..errors import InputError
 from ..limits import MAX_INT_CHARS, MAX_TOTAL, PACK_MAX_VALUE, read_int, shorten
 from .problem import Buffer, Problem, Solution
 
-# The most buffers one CSV may hold. Reading and packing a million takes 720-860 MB
-# (docs/benchmarks.md, "A million buffers"), growing in proportion: past this a file
-# is refused at the row that crosses it, before memory runs out (docs/reliability.md).
-MAX_BUFFERS = 1 << 21  # 2,097,152
+# The most buffers one CSV may hold: `memplan pack` of this many in one time partition,
+# lifetimes and alignments that leave the greedy packer's block lists unmerged, stays
+# under 2 GB (docs/reliability.md); 2,000,000 such buffers took 3 GB and 500 s. A file
+# with more rows is refused before it is parsed (`_refuse_too_many_rows`).
+MAX_BUFFERS = 1 << 20  # 1,048,576
 REQUIRED_COLUMNS = ("id", "lower", "upper", "size")
 OPTIONAL_COLUMNS = ("alignment", "offset")
 
