@@ -24,9 +24,9 @@ from ..limits import MAX_INT_CHARS, MAX_TOTAL, PACK_MAX_VALUE, read_int, shorten
 from .problem import Buffer, Problem, Solution
 
 # The most buffers one CSV may hold: `memplan pack` of this many in one time partition,
-# lifetimes and alignments that leave the greedy packer's block lists unmerged, stays
-# under 2 GB (docs/reliability.md); 2,000,000 such buffers took 3 GB and 500 s. A file
-# with more rows is refused before it is parsed (`_refuse_too_many_rows`).
+# with lifetimes and alignments that leave the greedy packer's block lists unmerged, took
+# 1.60 GiB (docs/reliability.md, "Memory at the limits"); 2,000,000 buffers in one
+# partition took 2.9 GiB. A file with more rows is refused before it is parsed.
 MAX_BUFFERS = 1 << 20  # 1,048,576
 REQUIRED_COLUMNS = ("id", "lower", "upper", "size")
 OPTIONAL_COLUMNS = ("alignment", "offset")
