@@ -66,6 +66,19 @@ def test_threads_change_neither_the_verdict_nor_its_node_count() -> None:
     assert verdicts[0] == verdicts[1]
 
 
+def test_ctrl_c_while_the_kernels_load_is_held_until_they_are_loaded() -> None:
+    from memplan.pack.kernels.jit import _interrupt_after
+
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with _interrupt_after():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the handler runs here, in the main thread
+            reached.append(True)
+    assert reached == [True]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_ctrl_c_during_the_search_is_an_interruption() -> None:
     # The search runs in compiled code: Ctrl-C must still end the run as one, with the
     # line of every interruption, not as an internal error or after the search's round.
