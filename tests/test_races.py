@@ -66,12 +66,12 @@ def test_threads_change_neither_the_verdict_nor_its_node_count() -> None:
     assert verdicts[0] == verdicts[1]
 
 
-def test_ctrl_c_while_the_kernels_load_is_held_until_they_are_loaded() -> None:
-    from memplan.pack.kernels.jit import _interrupt_after
+def test_ctrl_c_in_a_kernel_is_held_until_it_returns() -> None:
+    from memplan.pack.kernels import held_interrupts
 
     reached = []
     with pytest.raises(KeyboardInterrupt):
-        with _interrupt_after():
+        with held_interrupts():
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)  # the handler runs here, in the main thread
             reached.append(True)

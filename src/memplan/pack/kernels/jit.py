@@ -8,11 +8,8 @@ still gets the solver: compiled once per process instead of once per machine.
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from llvmlite import ir
@@ -57,35 +54,14 @@ def needs_compiling(dispatcher: Any) -> bool:
 def load(what: str, dispatchers: list[Any], warm_up: Callable[[], object]) -> None:
     """Run `warm_up` (a tiny call of the compiled code) before anything is timed,
     saying on stderr when that means compiling. Ctrl-C meanwhile is held until the
-    kernels are loaded (`_interrupt_after`)."""
-    with _interrupt_after():
+    kernels are loaded (`kernels.held_interrupts`)."""
+    from . import held_interrupts
+
+    with held_interrupts():
         if any(needs_compiling(d) for d in dispatchers):
             print(f"memplan: compiling the {what} once (up to a minute); later runs load it "
                   "from numba's cache", file=sys.stderr, flush=True)
         warm_up()
-
-
-@contextlib.contextmanager
-def _interrupt_after() -> Iterator[None]:
-    """Hold SIGINT until the block ends, then act on it as its handler would. numba loads
-    and compiles through llvmlite, whose `ExecutionEngine.add_module` hands a module to
-    LLVM one statement before marking it owned: a KeyboardInterrupt between the two leaves
-    a module that both free at exit, a SIGSEGV after "interrupted" was said (seen in
-    tests/test_races.py run from sources, where the kernels load about a second in)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signals reach the main thread only
-        return
-    held: list[tuple[int, Any]] = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: held.append((number, frame)))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if held:
-        if callable(previous):
-            previous(*held[0])
-        elif previous == signal.SIG_DFL:
-            raise KeyboardInterrupt
 
 
 @intrinsic
