@@ -9,18 +9,28 @@ Python's start not) and the process's peak resident memory (VmHWM).
 Cases: the 18-buffer example (the floor), 100 MB of blank lines, 10 million
 whitespace-only lines, a 3 MB line (refused: exit 2), and 10,000 real buffers
 (there most of the time is packing, not reading).
+
+    python benchmarks/hostile_csv.py --at-limit FILE [--rows N]
+
+writes instead the instance the buffer limit is measured on (docs/reliability.md): N rows
+(default `csvio.MAX_BUFFERS`) in one time partition, each buffer starting one step after
+the last and living 1-400 steps, odd sizes below 1,000 bytes at alignment 16, so that no
+two placed blocks touch and the greedy packer's block lists never merge: its worst case
+for memory. Measure it with `/usr/bin/time -v memplan pack FILE --summary`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from memplan.pack.csvio import MAX_BUFFERS
 from memplan.report.table import format_table
 
 REPO = Path(__file__).resolve().parents[1]
@@ -61,10 +71,23 @@ def cases(folder: Path) -> list[tuple[str, Path]]:
     return made
 
 
+def write_at_limit(path: str, rows: int) -> None:
+    rng = random.Random(1)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("id,lower,upper,size,alignment\n")
+        f.write("".join(f"b{i},{i},{i + 1 + rng.randrange(400)},{1 + 2 * rng.randrange(500)},"
+                        "16\n" for i in range(rows)))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--at-limit", metavar="FILE", help="write the limit's instance")
+    parser.add_argument("--rows", type=int, default=MAX_BUFFERS)
     args = parser.parse_args()
+    if args.at_limit:
+        write_at_limit(args.at_limit, args.rows)
+        return 0
     rows = []
     with tempfile.TemporaryDirectory() as name:
         for label, path in cases(Path(name)):

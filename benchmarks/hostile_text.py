@@ -10,6 +10,14 @@ included) and the process's peak resident memory (VmHWM):
 - `memplan targets` on a 20 MB target file (refused by its size, unread);
 - `memplan check` on one function of 100,000 `memref.alloca` (planned), and of 1,240,000
   (refused before parsing by the allocation limit).
+
+    python benchmarks/hostile_text.py --ops FILE [--count N]
+
+writes instead one function of N chained `arith.addi` (default: `ir/load.py`'s MAX_OPS
+less the function and its return), the file the op limit is measured on
+(docs/reliability.md): `/usr/bin/time -v memplan check FILE --target cortex-m55`.
+`--blob FILE` writes the byte limit's file: a function using a dense resource whose hex
+blob fills the file to `MAX_MLIR_BYTES` less 16 bytes.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from memplan.ir.load import MAX_MLIR_BYTES, MAX_OPS
 from memplan.report.table import format_table
 
 # The pattern the TOML and MLIR nesting counts used before issue 23.
@@ -62,10 +71,38 @@ def allocas(path: Path, count: int) -> Path:
     return path
 
 
+def chained_adds(path: Path, count: int) -> Path:
+    with path.open("w") as f:
+        f.write("func.func @f(%a: i32) -> i32 {\n  %v0 = arith.addi %a, %a : i32\n")
+        f.write("".join(f"  %v{i} = arith.addi %v{i - 1}, %a : i32\n" for i in range(1, count)))
+        f.write(f"  return %v{count - 1} : i32\n}}\n")
+    return path
+
+
+def resource_blob(path: Path) -> Path:
+    head = ("module {\n  func.func @f() -> tensor<4xi8> {\n    %c = arith.constant "
+            "dense_resource<blob> : tensor<4xi8>\n    return %c : tensor<4xi8>\n  }\n}\n{-#\n"
+            "  dialect_resources: {\n    builtin: {\n      blob: \"0x01000000")
+    tail = "\"\n    }\n  }\n#-}\n"
+    digits = MAX_MLIR_BYTES - len(head) - len(tail) - 16
+    with path.open("w") as f:
+        f.write(head + "ab" * (digits // 2) + tail)
+    return path
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--ops", metavar="FILE", help="write the op limit's file")
+    parser.add_argument("--count", type=int, default=MAX_OPS - 10)
+    parser.add_argument("--blob", metavar="FILE", help="write the byte limit's file")
     args = parser.parse_args()
+    if args.blob:
+        resource_blob(Path(args.blob))
+        return 0
+    if args.ops:
+        chained_adds(Path(args.ops), args.count)
+        return 0
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         toml = folder / "t.toml"

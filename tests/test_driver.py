@@ -153,6 +153,23 @@ def test_a_runtime_crash_is_one_line_with_its_exit_status(data, monkeypatch, whi
     assert said in str(failure.value) and "\n" not in str(failure.value)
 
 
+def test_a_runtime_past_its_memory_cap_is_stopped_in_one_line(data, monkeypatch):
+    """The check-run child is watched: past its resident-memory cap (here 24 MiB, less
+    than Python, numpy and TFLM take to start) it is killed and said in one line."""
+    pytest.importorskip("tflite_micro")
+    from memplan.plan import child
+    from memplan.plan.driver import RunFailure, check_run
+
+    fe, plan = plan_model(str(data / "tiny_cnn_int8.tflite"),
+                          options=ReadOptions(write=True, time_limit=1.0))
+    monkeypatch.setattr(child, "RUN_MEMORY", 24 * 2**20)
+    with pytest.raises(RunFailure) as failure:
+        check_run(fe, plan)
+    said = str(failure.value)
+    assert "was stopped: it used more than 24 MiB of memory" in said and "\n" not in said
+    assert failure.value.exit_code == 2
+
+
 def test_the_schema_check_can_fail(data):
     _, plan = plan_model(str(data / "tiny_cnn_int8.tflite"))
     from memplan.report.model_plan_report import plan_json

@@ -123,3 +123,40 @@ def test_too_many_buffers_are_refused_at_the_row_that_crosses_the_limit(monkeypa
         parse_problem(text)
     assert caught.value.place == 5
     assert len(parse_problem("id,lower,upper,size\nb0,0,1,4\nb1,0,1,4\nb2,0,1,4\n")) == 3
+
+
+def test_a_file_with_too_many_rows_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    from memplan.errors import InputError
+    from memplan.pack import csvio
+
+    monkeypatch.setattr(csvio, "MAX_BUFFERS", 3)
+    parsed = []
+    monkeypatch.setattr(csvio, "read_problem_from", lambda *a: parsed.append(a))
+    many = tmp_path / "many.csv"
+    many.write_text("id,lower,upper,size\n" + "".join(f"b{i},0,1,4\n" for i in range(4)))
+    with pytest.raises(InputError, match="more than 3 rows after the header") as caught:
+        read_problem(many)
+    assert caught.value.place is None and not parsed
+    # Blank lines of every kind the parser skips (\r\n endings, tabs, a no-break space)
+    # are not rows: three buffers among them are read.
+    blank = " \t\r\n\u00a0\u3000\n\x1c\n" * 50
+    three = tmp_path / "three.csv"
+    three.write_bytes(("id,lower,upper,size\r\n" + blank + "b0,0,1,4\r\nb1,0,1,4\n"
+                       + blank + "b2,0,1,4\r" + blank).encode())
+    read_problem(three)
+    assert len(parsed) == 1
+
+
+@pytest.mark.parametrize("text", [
+    "id,lower,upper,size\r\n \u00a0\n\nb0,0,1,4\r\rb1,0,1,4\n\t\n",
+    "a\rb\r\r\nc\n\u2028\n\u0085x\n\u3000\u200b\n",  # U+200B is not whitespace
+    "\x1c\x1d\x1e\x1f\x0b\x0c\n\"q,\"\n,\n",
+])
+def test_rows_are_counted_as_the_parser_counts_them(text):
+    import io
+
+    from memplan.pack import csvio
+
+    stream = io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8")
+    records = list(csvio._records(csvio._blocks(stream), "x"))
+    assert csvio._non_blank_lines(text.encode()) == len(records)

@@ -66,6 +66,19 @@ def test_threads_change_neither_the_verdict_nor_its_node_count() -> None:
     assert verdicts[0] == verdicts[1]
 
 
+def test_ctrl_c_in_a_kernel_is_held_until_it_returns() -> None:
+    from memplan.pack.kernels import held_interrupts
+
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with held_interrupts():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the handler runs here, in the main thread
+            reached.append(True)
+    assert reached == [True]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_ctrl_c_during_the_search_is_an_interruption() -> None:
     # The search runs in compiled code: Ctrl-C must still end the run as one, with the
     # line of every interruption, not as an internal error or after the search's round.

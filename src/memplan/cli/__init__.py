@@ -147,7 +147,11 @@ def _one_blas_thread() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     _one_blas_thread()
-    parser = build_parser(_commands_in(argv))
+    try:  # a command's module loads here: Ctrl-C during the imports is an interruption too
+        parser = build_parser(_commands_in(argv))
+    except KeyboardInterrupt:
+        print("memplan: interrupted; nothing written", file=sys.stderr)
+        return EXIT_NO_RESULT
     if not argv:  # bare `memplan`: what it can do, not a complaint
         parser.print_help()
         return 0

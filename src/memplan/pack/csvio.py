@@ -13,19 +13,21 @@ from __future__ import annotations
 import bisect
 import csv
 import io
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from ..errors import InputError
 from ..limits import MAX_INT_CHARS, MAX_TOTAL, PACK_MAX_VALUE, read_int, shorten
 from .problem import Buffer, Problem, Solution
 
-# The most buffers one CSV may hold. Reading and packing a million takes 720-860 MB
-# (docs/benchmarks.md, "A million buffers"), growing in proportion: past this a file
-# is refused at the row that crosses it, before memory runs out (docs/reliability.md).
-MAX_BUFFERS = 1 << 21  # 2,097,152
+# The most buffers one CSV may hold: `memplan pack` of this many in one time partition,
+# with lifetimes and alignments that leave the greedy packer's block lists unmerged, took
+# 1.60 GiB (docs/reliability.md, "Memory at the limits"); 2,000,000 buffers in one
+# partition took 2.9 GiB. A file with more rows is refused before it is parsed.
+MAX_BUFFERS = 1 << 20  # 1,048,576
 REQUIRED_COLUMNS = ("id", "lower", "upper", "size")
 OPTIONAL_COLUMNS = ("alignment", "offset")
 
@@ -53,11 +55,57 @@ def read_problem(path: str | Path, capacity: int | None = None) -> Problem:
     if capacity is None:
         capacity = capacity_from_name(path)
     try:
-        with open(path, encoding="utf-8") as f:
-            return read_problem_from(f, str(path), capacity)
+        with open(path, "rb") as raw:
+            _refuse_too_many_rows(raw, str(path))
+            raw.seek(0)
+            with open(raw.fileno(), encoding="utf-8", closefd=False) as f:
+                return read_problem_from(f, str(path), capacity)
     except OSError as err:
         reason = err.strerror or str(err)
         raise InputError(path, f"cannot read file: {reason}") from None
+
+
+# The shortest row of a CSV: `0,0,1,1` and its line break. A file with fewer bytes than
+# MAX_BUFFERS + 1 such rows cannot pass the limit and is not counted.
+_SHORTEST_ROW = 8
+# Whitespace that makes a line blank for `_NON_BLANK_LINE`, as UTF-8: the ASCII ones are
+# deleted by `bytes.translate` (\r becomes a line break, as text mode reads it), the
+# others replaced one by one, only in blocks that are not ASCII.
+_ASCII_BLANKS = bytes(b for b in range(128) if chr(b).isspace() and chr(b) not in "\r\n")
+_CR_TO_LF = bytes.maketrans(b"\r", b"\n")
+_OTHER_BLANKS = tuple(chr(c).encode() for c in range(128, 0x3001) if chr(c).isspace())
+
+
+def _refuse_too_many_rows(raw: BinaryIO, path: str) -> None:
+    """Refuse a file of more than MAX_BUFFERS rows before it is parsed, by counting its
+    non-blank lines block by block (a 5M-row, 145 MB file: under a second, where parsing
+    it up to the limit took 11 s); a file too short to pass the limit is not read."""
+    try:
+        size = os.fstat(raw.fileno()).st_size
+    except OSError:
+        return
+    if size <= (MAX_BUFFERS + 1) * _SHORTEST_ROW:
+        return  # also a FIFO or device (size 0): the parser counts its rows as it reads
+    lines, carry = 0, b""
+    while block := raw.read(_BLOCK_CHARS * 4):
+        text = carry + block
+        end = text.rfind(b"\n") + 1  # a UTF-8 sequence is never cut at a line break
+        carry, text = text[end:], text[:end]
+        lines += _non_blank_lines(text)
+        if lines > MAX_BUFFERS + 1:  # one line is the header
+            raise InputError(path, f"more than {MAX_BUFFERS:,} rows after the header, "
+                             "memplan's limit for one problem (its memory grows with the "
+                             "buffers); refused before reading them")
+    # The rest (`carry`) is at most one more line: the parser's own count refuses it.
+
+
+def _non_blank_lines(text: bytes) -> int:
+    text = text.translate(_CR_TO_LF, _ASCII_BLANKS)
+    if not text.isascii():
+        for blank in _OTHER_BLANKS:
+            text = text.replace(blank, b"")
+    lines = text.split(b"\n")
+    return len(lines) - lines.count(b"")
 
 
 def read_problem_from(stream: TextIO, name: str, capacity: int | None = None) -> Problem:

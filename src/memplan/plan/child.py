@@ -13,6 +13,7 @@ stdout or stderr is kept from the user's terminal.
 
 from __future__ import annotations
 
+import math
 import os
 import pickle
 import resource
@@ -37,6 +38,8 @@ class Crash:
     what: str  # the step it was in, e.g. "at arena 3488 B"
     signal: str | None  # "SIGSEGV"; None when it exited with a status instead
     status: int
+    # Why memplan stopped it, when it did: "ran past 600 s", "used more than 4 GiB".
+    stopped: str | None = None
 
 
 @dataclass(frozen=True)
@@ -45,17 +48,31 @@ class Refusal:
     reason: str
 
 
+# A runtime's check-run child: the resident memory it may take (it and any process it
+# starts), watched by the parent. An address-space limit (RLIMIT_AS) would refuse torch's
+# and TVM's start-up, which reserve far more virtual memory than they touch.
+RUN_MEMORY = 4 * 2**30
+# How often the parent reads the child's resident memory: a runtime that allocates at
+# several GB/s overshoots the limit by at most a few hundred MB before it is stopped.
+WATCH_SECONDS = 0.05
+
+
 def run_in_child(front_end: str, original: bytes, written: bytes, seed: int = 0,
-                 timeout: float | None = 600.0) -> RunCheck | Crash | Refusal:
-    """`FRONT_END.run(original, written, seed)` of the named front end, in a child."""
-    messages, status, _ = _run_child(("run", front_end, original, written, seed), timeout,
-                                     None)
+                 timeout: float | None = 600.0, resident: int | None = RUN_MEMORY
+                 ) -> RunCheck | Crash | Refusal:
+    """`FRONT_END.run(original, written, seed)` of the named front end, in a child that is
+    stopped past `timeout` seconds or `resident` bytes of resident memory (a `Crash`)."""
+    messages, status, stopped = _run_child(("run", front_end, original, written, seed),
+                                           timeout, None, resident)
     for m in messages:
         if m[0] == "done":
             return m[1]
         if m[0] == "refused":
             return Refusal(m[1], m[2])
-    return _crash(messages, status)
+    crash = _crash(messages, status)
+    if stopped is not None:
+        crash = Crash(crash.which, crash.what, None, status, stopped)
+    return crash
 
 
 # A child running native code on the input: the time and address space it may take. IREE's
@@ -69,7 +86,8 @@ def call_in_child(function: str, *args, name: str, what: str,
     """`function(*args)` (`memplan.PACKAGE.MODULE:NAME`) in a child process; its result, or
     the memplan error it raised. A child that dies, runs past `timeout` seconds or past
     `memory` bytes of address space is an `InputError` on `name`: "WHAT died (SIGABRT)"."""
-    messages, status, timed_out = _run_child(("call", function, args), timeout, memory)
+    messages, status, stopped = _run_child(("call", function, args), timeout, memory, None)
+    timed_out = stopped is not None
     for m in messages:
         if m[0] == "returned":
             return m[1]
@@ -100,10 +118,12 @@ def _crash(messages: list[tuple], status: int) -> Crash:
     return Crash(which, what, name, status)
 
 
-def _run_child(payload: tuple, timeout: float | None, memory: int | None
-               ) -> tuple[list[tuple], int, bool]:
-    """Start the child with `payload` on its stdin; its messages, its exit status, and
-    whether it was killed at `timeout`."""
+def _run_child(payload: tuple, timeout: float | None, memory: int | None,
+               resident: int | None) -> tuple[list[tuple], int, str | None]:
+    """Start the child with `payload` on its stdin, under `memory` bytes of address space
+    and, watched from here, `resident` bytes of resident memory; its messages, its exit
+    status, and why it was killed ("ran past 600 s", "used more than 4 GiB of memory"),
+    or None when it ended by itself."""
     read_end, write_end = os.pipe()
     env = dict(os.environ)
     here = str(Path(__file__).resolve().parents[2])  # this memplan's source tree
@@ -125,21 +145,82 @@ def _run_child(payload: tuple, timeout: float | None, memory: int | None
         child.stdin.close()
     except BrokenPipeError:
         pass
+    stopped = None
     try:
         # The deadline covers the reads too: a child that hangs holds the pipe open.
-        while deadline is None or select.select(
-                [read_end], [], [], max(0.0, deadline - time.monotonic()))[0]:
-            if (message := _receive(read_end)) is None:
+        while True:
+            left = math.inf if deadline is None else deadline - time.monotonic()
+            if left <= 0:
+                stopped = f"ran past {timeout:g} s"
                 break
-            messages.append(message)
+            wait = left if resident is None else min(left, WATCH_SECONDS)
+            ready = select.select([read_end], [], [], None if wait == math.inf else wait)[0]
+            if resident is not None and _resident_bytes(child.pid) > resident:
+                stopped = f"used more than {_gib(resident)} of memory"
+                break
+            if ready:
+                if (message := _receive(read_end)) is None:
+                    break
+                messages.append(message)
     finally:
         os.close(read_end)
-    try:
-        status = child.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        child.kill()
-        return messages, child.wait(), True
-    return messages, status, False
+    while stopped is None:  # the pipe closed: the child is ending, still watched
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if resident is not None:
+            left = WATCH_SECONDS if left is None else min(left, WATCH_SECONDS)
+        try:
+            return messages, child.wait(left), None
+        except subprocess.TimeoutExpired:
+            if deadline is not None and time.monotonic() >= deadline:
+                stopped = f"ran past {timeout:g} s"
+            elif resident is not None and _resident_bytes(child.pid) > resident:
+                stopped = f"used more than {_gib(resident)} of memory"
+    _kill_tree(child)
+    return messages, child.wait(), stopped
+
+
+def _gib(size: int) -> str:
+    return f"{size / 2**30:g} GiB" if size >= 2**30 else f"{size / 2**20:g} MiB"
+
+
+def _descendants(pid: int) -> list[int]:
+    """`pid` and every process below it (Linux's /proc; just `pid` elsewhere)."""
+    found, todo = [], [pid]
+    while todo:
+        one = todo.pop()
+        found.append(one)
+        try:
+            for task in os.listdir(f"/proc/{one}/task"):
+                with open(f"/proc/{one}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            continue  # it ended meanwhile, or no /proc
+    return found
+
+
+def _resident_bytes(pid: int) -> int:
+    """The resident memory of `pid` and its descendants; 0 where /proc cannot say."""
+    total = 0
+    for one in _descendants(pid):
+        try:
+            with open(f"/proc/{one}/statm") as f:
+                total += int(f.read().split()[1]) * _PAGE
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _kill_tree(child: subprocess.Popen) -> None:
+    """SIGKILL the child and what it started (a runtime's compiler, say): the processes
+    are listed first, so one that the child's death re-parents is still found."""
+    for one in reversed(_descendants(child.pid)):
+        try:
+            os.kill(one, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def _receive(fd: int) -> tuple | None:

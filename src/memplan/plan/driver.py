@@ -612,7 +612,7 @@ class RunFailure(Exception):
 
 def check_run(fe: FrontEnd, plan: ModelPlan, seed: int = 0, step: Step = no_step) -> RunCheck:
     """Run the original and the written model on the runtime, in a child process."""
-    from .child import Crash, Refusal, run_in_child
+    from .child import RUN_MEMORY, Crash, Refusal, run_in_child
 
     if plan.written is None:
         raise ValueError("check_run needs the written model")
@@ -620,7 +620,7 @@ def check_run(fe: FrontEnd, plan: ModelPlan, seed: int = 0, step: Step = no_step
         raise ValueError("the runtime's own output was kept: nothing of memplan's to run")
     original = fe.original(plan.view)
     step(f"running both models on {fe.runtime}")
-    answer = run_in_child(fe.name, original, plan.written, seed)
+    answer = run_in_child(fe.name, original, plan.written, seed, resident=RUN_MEMORY)
     if isinstance(answer, RunCheck):
         return answer
     path = plan.view.path
@@ -629,7 +629,8 @@ def check_run(fe: FrontEnd, plan: ModelPlan, seed: int = 0, step: Step = no_step
             raise RunFailure(f"{path}: {fe.runtime} cannot run this model: {answer.reason}", 2)
         raise RunFailure(f"{path}: {fe.runtime} refuses the planned model: {answer.reason}", 1)
     assert isinstance(answer, Crash)
-    how = f"crashed ({answer.signal})" if answer.signal else f"failed (exit {answer.status})"
+    how = (f"was stopped: it {answer.stopped}" if answer.stopped else
+           f"crashed ({answer.signal})" if answer.signal else f"failed (exit {answer.status})")
     where = f" {answer.what}" if answer.what else ""
     model = {"original": " on the input model", "planned": " on the planned model"}.get(
         answer.which or "", "")

@@ -13,4 +13,5 @@ it, so memplan imports without any of them.
 - `tvm/`: TVM's TIR stack frames and Relax arenas.
 - `onnx/`: ONNX graphs (report only).
 - `pt2.py`: the torch.export archive, read safely; ExecuTorch and TVM both read it.
+- `native_stderr.py`: what native runtime code prints on fd 2, captured (TFLM, TVM).
 """

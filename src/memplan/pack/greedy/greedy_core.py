@@ -30,18 +30,37 @@ def _align_up(value, alignment):
 
 
 @compiled()
+def _compact(lo_a, hi_a, start, length, cap, need):
+    """Every list copied into fresh arrays with half their size and `need` blocks to spare
+    past them (compactions stay rare: each frees the garbage of the relocations since the
+    last, and the arena stays within 1.5 times its lists plus `need`): a list
+    that grew left its old place behind as garbage, and doubling the arena instead of
+    dropping it took 1 KB per buffer per run on a million-buffer problem."""
+    live = 0
+    for lst in range(cap.shape[0]):
+        live += cap[lst]
+    size = live + live // 2 + need
+    new_lo = np.empty(size, np.int64)
+    new_hi = np.empty(size, np.int64)
+    top = 0
+    for lst in range(cap.shape[0]):
+        if cap[lst] > 0:
+            s, m = start[lst], length[lst]
+            new_lo[top: top + m] = lo_a[s: s + m]
+            new_hi[top: top + m] = hi_a[s: s + m]
+            start[lst] = top
+            top += cap[lst]
+    return new_lo, new_hi, top
+
+
+@compiled()
 def _reserve(lo_a, hi_a, top, start, length, cap, lst, need):
     """Give list `lst` room for `need` blocks, moving it to the arena's end when full."""
     if need <= cap[lst]:
         return lo_a, hi_a, top
     new_cap = max(4, 2 * cap[lst], need)
     if top + new_cap > lo_a.shape[0]:
-        size = max(2 * lo_a.shape[0], top + new_cap)
-        bigger_lo = np.empty(size, np.int64)
-        bigger_hi = np.empty(size, np.int64)
-        bigger_lo[:top] = lo_a[:top]
-        bigger_hi[:top] = hi_a[:top]
-        lo_a, hi_a = bigger_lo, bigger_hi
+        lo_a, hi_a, top = _compact(lo_a, hi_a, start, length, cap, new_cap)
     s, m = start[lst], length[lst]
     lo_a[top: top + m] = lo_a[s: s + m]
     hi_a[top: top + m] = hi_a[s: s + m]

@@ -47,6 +47,9 @@ PACE_MARGIN = 1.25
 # problems large enough that a run outlasts starting a thread many times over.
 GREEDY_WORKERS = 2
 GREEDY_THREADS_FROM = 2000  # buffers
+# ... and up to this many: each run's block lists take up to 700 B per buffer, and two
+# side by side on 1,048,576 buffers took `memplan pack` to 2.2 GiB (docs/reliability.md).
+GREEDY_THREADS_UP_TO = 1 << 19
 
 
 def _align_up(value: int, alignment: int) -> int:
@@ -239,7 +242,7 @@ def greedy_runs(problem: Problem, workers: int | None = None) -> list[GreedyRun]
     arrays = problem_arrays(problem)
     if workers is None:
         workers = 1
-        if len(arrays.sizes) >= GREEDY_THREADS_FROM:
+        if GREEDY_THREADS_FROM <= len(arrays.sizes) <= GREEDY_THREADS_UP_TO:
             workers = min(GREEDY_WORKERS, os.cpu_count() or 1)
     if not (arrays.regular and kernels.worth_compiling(len(arrays.sizes))):
         workers = 1  # the plain scan holds the GIL: threads would only take turns

@@ -15,12 +15,16 @@ module: `kernels.search_partition(...)`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 # The package the kernels' sources live in: they sit beside the Python that calls them.
 PACK = __name__.rpartition(".")[0]
@@ -122,3 +126,30 @@ def __getattr__(name: str) -> Callable[..., object]:
     kernel = _resolve(name)
     globals()[name] = kernel  # later lookups find the kernel without coming here
     return kernel
+
+
+@contextlib.contextmanager
+def held_interrupts() -> Iterator[None]:
+    """Hold SIGINT until the block ends, then act on it as its handler would: around a
+    compiled kernel called from the main thread, and numba's loading of the kernels.
+    Python runs a signal's handler when the thread next runs bytecode, which for a
+    kernel is while its result is converted back to Python objects: a KeyboardInterrupt
+    raised there was at times a SystemError and at times a SIGSEGV (1 run in about 10 of
+    tests/test_races.py's Ctrl-C test, the fault inside `search_partition`'s return).
+    Held, the handler only notes it. Loading has its own window: llvmlite's
+    `ExecutionEngine.add_module` hands a module to LLVM a statement before marking it
+    owned, and an interrupt between the two leaves a module both free at exit."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only
+        return
+    held: list[tuple[int, Any]] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: held.append((number, frame)))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        if callable(previous):
+            previous(*held[0])
+        elif previous == signal.SIG_DFL:
+            raise KeyboardInterrupt

@@ -53,11 +53,15 @@ def needs_compiling(dispatcher: Any) -> bool:
 
 def load(what: str, dispatchers: list[Any], warm_up: Callable[[], object]) -> None:
     """Run `warm_up` (a tiny call of the compiled code) before anything is timed,
-    saying on stderr when that means compiling."""
-    if any(needs_compiling(d) for d in dispatchers):
-        print(f"memplan: compiling the {what} once (up to a minute); later runs load it "
-              "from numba's cache", file=sys.stderr, flush=True)
-    warm_up()
+    saying on stderr when that means compiling. Ctrl-C meanwhile is held until the
+    kernels are loaded (`kernels.held_interrupts`)."""
+    from . import held_interrupts
+
+    with held_interrupts():
+        if any(needs_compiling(d) for d in dispatchers):
+            print(f"memplan: compiling the {what} once (up to a minute); later runs load it "
+                  "from numba's cache", file=sys.stderr, flush=True)
+        warm_up()
 
 
 @intrinsic

@@ -203,18 +203,14 @@ class _Search:
         d, st = self.decider, self.state
         while self.partition < len(d.partitions):
             lo, hi, bufs = d.partitions[self.partition]
-            try:
+            # Ctrl-C on this thread is acted on once the search has handed back its
+            # result (it could not be sooner: the thread runs no Python until then).
+            with kernels.held_interrupts():
                 status, st.pools = kernels.search_partition(
                     self.instance, self.peak, lo, hi, bufs, self.keys, self.place,
                     deadline - time.perf_counter(),
                     st.nodes, st.frames, st.pools, st.scratch, st.regs,
                 )
-            except SystemError as err:
-                # Ctrl-C on this thread: Python's handler runs as the compiled search
-                # hands back its result, and numba reports the pair as a SystemError.
-                if isinstance(err.__cause__, KeyboardInterrupt):
-                    raise KeyboardInterrupt from None
-                raise
             if status != SearchStatus.OK:
                 return status
             self.partition += 1

@@ -9,17 +9,17 @@ failures on the C stderr; they are captured, never shown.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pickle
 import re
 import signal
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
+
+from ..native_stderr import captured_stderr
 
 T = TypeVar("T")
 STEP = 16
@@ -41,22 +41,6 @@ class Run:
     crashed: str | None = None  # the signal that ended TFLM, if it crashed
 
 
-@contextlib.contextmanager
-def _captured_stderr() -> Iterator[list[str]]:
-    """TFLM prints with C stdio on fd 2: redirect the descriptor, not sys.stderr."""
-    text: list[str] = []
-    with tempfile.TemporaryFile() as sink:
-        saved = os.dup(2)
-        os.dup2(sink.fileno(), 2)
-        try:
-            yield text
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            sink.seek(0)
-            text.append(sink.read().decode("utf-8", "replace"))
-
-
 def _interpreter(data: bytes, arena: int):
     from tflite_micro import runtime
 
@@ -66,7 +50,7 @@ def _interpreter(data: bytes, arena: int):
 def input_details(data: bytes, arena: int = 64 << 20) -> list[dict]:
     """The model's inputs; CannotRun (with what TFLM printed) when TFLM cannot even set
     the model up in a large arena."""
-    with _captured_stderr() as log:
+    with captured_stderr() as log:
         try:
             it = _interpreter(data, arena)
         except RuntimeError:
@@ -115,7 +99,7 @@ def run(data: bytes, arena: int, inputs: list[np.ndarray]) -> Run:
 
 
 def _run_here(data: bytes, arena: int, inputs: list[np.ndarray]) -> Run:
-    with _captured_stderr() as log:
+    with captured_stderr() as log:
         try:
             it = _interpreter(data, arena)
             for i, x in enumerate(inputs):
@@ -222,7 +206,7 @@ def arena_use(data: bytes, arena: int, inputs: list[np.ndarray]) -> ArenaUse:
 
 
 def _arena_use_here(data: bytes, arena: int, inputs: list[np.ndarray]) -> ArenaUse:
-    with _captured_stderr() as log:
+    with captured_stderr() as log:
         it = _interpreter(data, arena)
         for i, x in enumerate(inputs):
             it.set_input(x, i)
@@ -244,7 +228,7 @@ def allocation(data: bytes, arena: int = 64 << 20) -> ArenaUse:
 
 
 def _allocation_here(data: bytes, arena: int) -> ArenaUse:
-    with _captured_stderr() as log:
+    with captured_stderr() as log:
         _interpreter(data, arena).print_allocations()
     found = {kind: int(n) for kind, n in _USE.findall("".join(log))}
     return ArenaUse(found.get("head", 0), found.get("tail", 0), found.get("total", 0))

@@ -552,7 +552,7 @@ def load_script(path: str | Path, text: str | None = None) -> Any:
 
     from tvm.script.parser.core.entry import parse
 
-    from ..tflm.interpreter import _captured_stderr
+    from ..native_stderr import captured_stderr
 
     refused: list[str] = []
     failure = None
@@ -560,7 +560,7 @@ def load_script(path: str | Path, text: str | None = None) -> Any:
     # logs "BlockBuilder destroyed with remaining blocks!" on fd 2. The exception's
     # traceback holds the parser's frames, and they the builder: it is freed here, once
     # the exception is gone, while fd 2 is still captured.
-    with _captured_stderr():
+    with captured_stderr():
         try:
             with _factories_without_stack(), _Guard.armed(refused):
                 result = parse(_imports_blanked(text), extra_vars=dsl_globals())
