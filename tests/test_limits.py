@@ -298,8 +298,20 @@ def test_an_mlir_file_over_the_op_limit_is_refused_before_parsing(tmp_path, caps
         f"  %v{i} = arith.addi %a, %a : i32\n" for i in range(5)) + "  return\n}\n")
     assert main(["check", str(path), "--target", "x86_64"]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        f"memplan: {path}: 6 op names; memplan reads at most 5 ops in one file"]
+        f"memplan: {path}: 7 op names; memplan reads at most 5 ops in one file"]
     assert load.count_op_names(b"%0 = hal.executable.variant 1.5 loc(\"a\":1:2)") == 2
+
+
+def test_ops_written_without_their_dialect_are_counted(tmp_path, capsys, monkeypatch):
+    from memplan.ir import load
+
+    monkeypatch.setattr(load, "MAX_OPS", 5)
+    path = tmp_path / "calls.mlir"
+    path.write_text("func.func private @g()\nfunc.func @f() {\n"
+                    + "  call @g() : () -> ()\n" * 4 + "  return\n}\n")
+    assert main(["check", str(path), "--target", "x86_64"]) == 2
+    assert "7 op names" in capsys.readouterr().err
+    assert load.count_op_names(b"func.return\nfunc.call @g() : () -> ()") == 2
 
 
 def test_an_mlir_file_over_the_byte_limit_is_refused_unread(tmp_path, capsys, monkeypatch):
