@@ -37,7 +37,7 @@ LIBRARY_LOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ")
 FIRST_COMPILE = re.compile(r"^memplan: compiling the .* once \(up to a minute\)")
 # What changes from run to run: solve and lowering times.
 VOLATILE = [(re.compile(r"\b\d+\.\d+ s\b"), "<time> s"),
-            (re.compile(r'("seconds": )[\d.e-]+'), r"\1<time>")]
+            (re.compile(r'("(?:cpu_)?seconds": )[\d.e-]+'), r"\1<time>")]
 
 
 @dataclass

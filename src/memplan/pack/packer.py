@@ -73,9 +73,10 @@ def pack(problem: Problem, options: PackOptions | None = None) -> PackResult:
 def _greedy(problem: Problem) -> PackResult:
     """The heuristics, each time partition on its own."""
     prepare_greedy(len(problem.buffers))
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     solution = pack_by_parts(problem)
-    return _unsearched(problem, solution, time.perf_counter() - started)
+    return _unsearched(problem, solution, time.perf_counter() - started,
+                       time.process_time() - cpu)
 
 
 def _in_order(problem: Problem, order: tuple[int, ...]) -> PackResult:
@@ -85,7 +86,8 @@ def _in_order(problem: Problem, order: tuple[int, ...]) -> PackResult:
     return _unsearched(problem, solution, time.perf_counter() - started)
 
 
-def _unsearched(problem: Problem, solution: Solution, seconds: float) -> PackResult:
+def _unsearched(problem: Problem, solution: Solution, seconds: float,
+                cpu_seconds: float | None = None) -> PackResult:
     # A heuristic plan may exceed the capacity; that is reported, not hidden.
     validate(problem, solution, check_capacity=False)
     bound = lower_bound(problem)
@@ -94,7 +96,7 @@ def _unsearched(problem: Problem, solution: Solution, seconds: float) -> PackRes
         status = PlanStatus.INFEASIBLE  # the live bytes alone prove it
     else:
         status = PlanStatus.AT_BOUND if peak <= bound else PlanStatus.HEURISTIC
-    return PackResult(problem, solution, bound, peak, seconds, status)
+    return PackResult(problem, solution, bound, peak, seconds, status, cpu_seconds=cpu_seconds)
 
 
 def _search(problem: Problem, options: PackOptions) -> PackResult:
@@ -117,7 +119,7 @@ def _search(problem: Problem, options: PackOptions) -> PackResult:
     # on top of the greedy core's second): a search that cannot start needs no kernels.
     if time.perf_counter() < deadline:
         load_search()
-    solving = time.perf_counter()
+    solving, cpu = time.perf_counter(), time.process_time()
     result = solve_exact(problem, minimize=options.minimize, deadline=deadline,
                          on_progress=options.on_progress, window_bound=options.window_bound)
     solution = result.solution  # validated by solve_exact
@@ -125,11 +127,13 @@ def _search(problem: Problem, options: PackOptions) -> PackResult:
         solution = pack_by_parts(problem)
         validate(problem, solution, check_capacity=False)
     seconds = time.perf_counter() - solving
+    cpu_seconds = time.process_time() - cpu
     bound = lower_bound(problem)
     peak = solution.peak(problem)
     fits = problem.capacity is None or peak <= problem.capacity
     return PackResult(problem, solution, bound, peak, seconds,
-                      _searched(result.status, peak, bound, fits), result.best_bound)
+                      _searched(result.status, peak, bound, fits), result.best_bound,
+                      cpu_seconds=cpu_seconds)
 
 
 def _searched(status: SolveStatus, peak: int, bound: int, fits: bool) -> PlanStatus:

@@ -29,6 +29,9 @@ class PackResult:
     # The bound the exact search proved (at least `lower_bound`); None when it did not run.
     proven_bound: int | None = None
     chosen: str = "memplan"  # whose plan was kept: memplan's, or an incumbent's name
+    # The process's CPU over the same span as `seconds` (every thread's): on a shared machine
+    # the wall clock grows with the load, this much less. None where nothing was solved.
+    cpu_seconds: float | None = None
 
     @property
     def offsets(self) -> dict[str, int]:

@@ -23,6 +23,8 @@ def summary_rows(result: PackResult) -> list[tuple[str, object]]:
     if result.proven_bound is not None:  # the exact search ran: what it proved
         rows.insert(-1, ("exact status", result.status))
         rows.insert(-1, ("proven bound", result.proven_bound))
+    if result.cpu_seconds is not None:
+        rows.append(("solve CPU", f"{result.cpu_seconds:.3f} s"))
     return rows
 
 
@@ -63,6 +65,7 @@ def pack_json(result: PackResult) -> dict[str, Any]:
         "fits": result.fits,
         "strategy": result.strategy,
         "seconds": result.seconds,
+        "cpu_seconds": result.cpu_seconds,
         "status": result.status,
         "proven_bound": result.proven_bound,
     }
