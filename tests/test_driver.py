@@ -5,6 +5,7 @@ runtime crash in the child process said in one line.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -90,6 +91,42 @@ def test_a_splitting_runtime_gets_one_arena_per_pool_by_the_placement_policy():
     # a runtime with one arena keeps one arena, in the first pool
     [one] = plan_arena(Arena("arena", buffers[:3], 16), target=_two_pools(1024))
     assert one.capacity == 1024 and one.size == one.lower_bound == 640
+
+
+def test_a_join_shares_its_output_at_an_offset_and_the_plan_checks_it():
+    """A zero-copy join: two 48-byte strips written where their bytes sit in the 96-byte
+    output, so the three need 96 bytes, not 192; a tensor live meanwhile goes beside."""
+    from memplan.buffers import group_offsets, merged, share_groups
+    from memplan.check.offline_plan import offline_plan_problems
+
+    strips = (BufferRequest(0, "top", 48, 0, 3, 16, shares_with=2, share_offset=48),
+              BufferRequest(1, "bottom", 48, 1, 3, 16, shares_with=2, share_offset=0))
+    out = BufferRequest(2, "joined", 96, 2, 4, 16)
+    other = BufferRequest(3, "other", 32, 0, 4, 16)
+    buffers = (*strips, out, other)
+    [group, _] = share_groups(buffers)
+    assert group_offsets(group) == {0: 48, 1: 0, 2: 0}
+    block = merged(group)
+    assert (block.size, block.start, block.end) == (96, 0, 4)
+    [plan] = plan_arena(Arena("arena", buffers, 16), time_limit=None)
+    assert plan.size == plan.lower_bound == 128
+    assert plan.offsets[0] == plan.offsets[2] + 48 and plan.offsets[1] == plan.offsets[2]
+    assert offline_plan_problems(list(buffers), dict(plan.offsets), 16) == []
+    # the strips swapped, or the other tensor moved into the block, is unsound
+    swapped = {**plan.offsets, 0: plan.offsets[1], 1: plan.offsets[0]}
+    assert offline_plan_problems(list(buffers), swapped, 16)
+    inside = {**plan.offsets, 3: plan.offsets[2] + 32}
+    assert offline_plan_problems(list(buffers), inside, 16)
+    # a strip whose place is off its alignment is reported
+    odd = (dataclasses.replace(strips[0], share_offset=40, size=56),
+           dataclasses.replace(strips[1], size=40), out, other)
+    [plan] = plan_arena(Arena("arena", odd, 16), time_limit=None)
+    assert any("alignment" in p for p in offline_plan_problems(list(odd), dict(plan.offsets),
+                                                               16))
+    # two members placed two ways in one block: no block holds them
+    with pytest.raises(ValueError, match="two offsets"):
+        group_offsets([BufferRequest(0, "a", 8, 0, 1, shares_with=1, share_offset=8),
+                       BufferRequest(1, "b", 8, 0, 1, shares_with=0, share_offset=8)])
 
 
 def test_a_written_plan_that_reads_back_differently_is_caught(data):

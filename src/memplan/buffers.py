@@ -25,6 +25,9 @@ class BufferRequest:
     end: int  # exclusive
     alignment: int = 1  # the buffer's own; a space's alignment is applied on top
     shares_with: Key | None = None  # in place: may reuse the bytes of this buffer
+    # where inside `shares_with`'s block it sits: 0 for an in-place op; a CONCATENATION's
+    # input at the bytes of the output it becomes (a zero-copy join)
+    share_offset: int = 0
     pinned: str | None = None  # a memory space chosen before us (a pool name, "workgroup")
     devices: tuple[str, ...] = ()  # devices that read or write it (empty: the default one)
     scope: str = ""  # buffers of different scopes never share bytes (MLIR: the function)
@@ -67,16 +70,50 @@ def share_groups(buffers: Sequence[BufferRequest]) -> list[list[BufferRequest]]:
     return list(groups.values())
 
 
+def group_offsets(group: Sequence[BufferRequest]) -> dict[Key, int]:
+    """Where each member of a share group sits inside the group's block (the lowest at 0),
+    from the `share_offset`s along `shares_with`. A group whose members are placed two
+    different ways (a cycle that does not add up) raises ValueError: no block holds it."""
+    keys = {b.key for b in group}
+    links: dict[Key, list[tuple[Key, int]]] = {b.key: [] for b in group}
+    for b in group:
+        if b.shares_with in keys and b.shares_with != b.key:
+            links[b.key].append((b.shares_with, -b.share_offset))
+            links[b.shares_with].append((b.key, b.share_offset))
+    where: dict[Key, int] = {}
+    for b in group:
+        if b.key in where:
+            continue
+        where[b.key] = 0
+        todo = [b.key]
+        while todo:
+            k = todo.pop()
+            for other, delta in links[k]:
+                if other not in where:
+                    where[other] = where[k] + delta
+                    todo.append(other)
+                elif where[other] != where[k] + delta:
+                    raise ValueError(f"buffer {other!r} is placed at two offsets in its "
+                                     "share group")
+    low = min(where.values(), default=0)
+    return {k: v - low for k, v in where.items()}
+
+
 def merged(group: Iterable[BufferRequest]) -> BufferRequest:
-    """One buffer standing for a group that shares bytes: the largest size, the union of
-    the lifetimes (an in-place chain is contiguous in time), the first member's name."""
+    """One buffer standing for a group that shares bytes: its block (every member at its
+    `group_offsets` place; for an in-place chain the largest size), the union of the
+    lifetimes (an in-place chain and a join's inputs then output are contiguous in time),
+    the first member's name. A member off its own alignment inside the block is the front
+    end's to avoid (`offline_plan_problems` reports it)."""
     group = list(group)
     first = group[0]
     sizes = [b.size for b in group]
+    at = group_offsets(group)
     return BufferRequest(
-        first.key, first.name, None if None in sizes else max(sizes),
+        first.key, first.name,
+        None if None in sizes else max(at[b.key] + b.size for b in group),
         min(b.start for b in group), max(b.end for b in group),
-        max(b.alignment for b in group), None, first.pinned, first.devices, first.scope,
+        max(b.alignment for b in group), None, 0, first.pinned, first.devices, first.scope,
         any(b.in_loop for b in group), first.unbounded, first.origin, first.notes)
 
 

@@ -6,7 +6,7 @@ end reads from the file and the offsets found in its metadata, and says what is 
 
 from __future__ import annotations
 
-from ..buffers import BufferRequest, Key, share_groups
+from ..buffers import BufferRequest, Key, group_offsets, share_groups
 from ..pack import Buffer, Problem, Solution, violations
 
 ONLINE = -1
@@ -15,24 +15,36 @@ ONLINE = -1
 def offline_plan_problems(tensors: list[BufferRequest], offsets: dict[Key, int],
                           alignment: int, limit: int = 10) -> list[str]:
     """Reasons the plan is unsound ([] when sound): a tensor off its alignment, or two
-    tensors live at the same time whose bytes overlap. Tensors an in-place op lets share
-    bytes may overlap only by sitting at the same offset; a tensor at -1 is the
-    runtime's to plan around the others and is not checked here."""
+    tensors live at the same time whose bytes overlap. Tensors that share bytes (an
+    in-place op, a zero-copy join) may overlap only where their group puts them: each at
+    its `group_offsets` place in one block, which then counts as one buffer live over
+    their lifetimes together; a tensor at -1 is the runtime's to plan around the others
+    and is not checked here."""
     buffers: list[Buffer] = []
     placed: list[int] = []
+    found: list[str] = []
 
-    def add(members: list[BufferRequest], offset: int) -> None:
+    def add(members: list[BufferRequest], offset: int, extent: int) -> None:
         buffers.append(Buffer(members[0].name, min(t.lifetime[0] for t in members),
-                              max(t.lifetime[1] for t in members),
-                              max(t.packed_size for t in members), alignment))
+                              max(t.lifetime[1] for t in members), extent, alignment))
         placed.append(offset)
 
     for group in share_groups(tensors):
         mine = [t for t in group if offsets.get(t.key, ONLINE) != ONLINE]
-        if mine and len({offsets[t.key] for t in mine}) == 1:
-            add(mine, offsets[mine[0].key])
+        try:
+            at = group_offsets(mine)
+        except ValueError as err:
+            found.append(str(err))
+            at = None
+        if mine and at is not None and len({offsets[t.key] - at[t.key] for t in mine}) == 1:
+            # A block starts where its lowest member is: the bytes below it are not its.
+            add(mine, offsets[mine[0].key] - at[mine[0].key],
+                max(at[t.key] + t.packed_size for t in mine))
+            found += [f"{t.name} at offset {offsets[t.key]} is off its alignment "
+                      f"{t.alignment}" for t in mine
+                      if at[t.key] and offsets[t.key] % t.alignment]
         else:
             for t in mine:
-                add([t], offsets[t.key])
-    return violations(Problem(buffers), Solution(tuple(placed)), check_capacity=False,
-                      limit=limit)
+                add([t], offsets[t.key], t.packed_size)
+    return (found + violations(Problem(buffers), Solution(tuple(placed)),
+                               check_capacity=False, limit=limit))[:limit]

@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..buffers import Arena, BufferRequest, Key, merged, share_groups
+from ..buffers import Arena, BufferRequest, Key, group_offsets, merged, share_groups
 from ..check.offline_plan import offline_plan_problems
 from ..errors import BudgetError, InputError
 from ..pack import (
@@ -391,7 +391,8 @@ def _promoted(arena: Arena, groups: list[list[BufferRequest]], spaces: list[str]
     spaces = list(spaces)
     bases = {p.name: -(-arena.reserved.get(p.name, 0) // alignment) * alignment
              for p in target.pools}
-    offsets = [runtime.offsets[g[0].key] - bases[spaces[i]] for i, g in enumerate(groups)]
+    offsets = [runtime.offsets[g[0].key] - group_offsets(g)[g[0].key] - bases[spaces[i]]
+               for i, g in enumerate(groups)]
     order = [p.name for p in target.pools]
     for i in sorted(range(len(groups)), key=lambda i: -merged(groups[i]).packed_size):
         if groups[i][0].pinned is not None or merged(groups[i]).packed_size == 0:
@@ -426,7 +427,7 @@ def _runtime_split(arena: Arena, groups: list[list[BufferRequest]], order: list[
     spaces = []
     for group in groups:
         found = {runtime.spaces.get(b.key) for b in group}
-        if len(found) != 1 or len({runtime.offsets.get(b.key) for b in group}) != 1:
+        if len(found) != 1 or not _block_held(runtime, group):
             return None
         space = found.pop()
         if space not in order or group[0].pinned not in (None, space):
@@ -477,7 +478,8 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
                                         if merged(g).packed_size > 0)
     runtime = arena.runtime
     if runtime is not None and _runtime_holds(runtime, name, groups):
-        incumbents[runtime.planner] = tuple(runtime.offsets[g[0].key] - base for g in packed)
+        incumbents[runtime.planner] = tuple(
+            runtime.offsets[g[0].key] - group_offsets(g)[g[0].key] - base for g in packed)
     if any(o < 0 for offsets in incumbents.values() for o in offsets):
         incumbents.pop(runtime.planner, None)
     solved = pack(problem, PackOptions(exact=bool(time_limit), time_limit=time_limit,
@@ -487,8 +489,9 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
         for b in g:
             offsets[b.key] = base  # an empty buffer occupies no bytes
     for g, off in zip(packed, solved.solution.offsets, strict=True):
+        at = group_offsets(g)
         for b in g:
-            offsets[b.key] = base + off
+            offsets[b.key] = base + off + at[b.key]
     if runtime is not None and (runtime.planner not in incumbents or (
             runtime_ties and solved.chosen != runtime.planner)) and _runtime_covers(
             runtime, name, groups):
@@ -547,19 +550,25 @@ def _keep_runtime_if_lower(solved: PackResult, runtime, groups: list[list[Buffer
 
 def _runtime_holds(runtime, name: str, groups: list[list[BufferRequest]]) -> bool:
     """The runtime's plan is an incumbent for this space only when it put exactly these
-    buffers there, each share group at one offset."""
+    buffers there, each share group as one block."""
     for g in groups:
         if any(b.key not in runtime.offsets for b in g):
             return False
         if runtime.spaces and any(runtime.spaces.get(b.key) != name for b in g):
             return False
-        if len({runtime.offsets[b.key] for b in g}) != 1:
+        if not _block_held(runtime, g):
             return False
     if runtime.spaces:
         mine = {b.key for g in groups for b in g}
         if any(s == name and k not in mine for k, s in runtime.spaces.items()):
             return False
     return True
+
+
+def _block_held(runtime, group: list[BufferRequest]) -> bool:
+    """The runtime placed the group as one block: each member at its place in it."""
+    at = group_offsets(group)
+    return len({runtime.offsets.get(b.key, 0) - at[b.key] for b in group}) == 1
 
 
 def pool_split(view: ModelView, target: Target | None, peak: int) -> PoolSplit | None:
