@@ -144,6 +144,38 @@ def test_cnn_runs_patch_by_patch_in_a_smaller_arena():
     assert patched_arena < original_arena
 
 
+def test_the_join_writes_each_row_where_it_belongs_in_the_split_tensor(tmp_path):
+    """A zero-copy CONCATENATION: on cnn5 at 32 patched after its second convolution as
+    3 x 3, the height-wise join's inputs (rows of patches) are placed inside its output
+    (at their byte offsets), which lowers the bound; memplan's plan of it runs on TFLM with
+    identical outputs in a smaller arena than TFLM's own plan of the same model."""
+    import dataclasses
+
+    from memplan.plan.contract import ReadOptions
+    from memplan.plan.driver import check_run, plan_model
+
+    model = tflite_ops.cnn5(32, classify=False)
+    rewritten = patches.rewrite_at(model, 1, 3)
+    parsed = tfl.parse_tflite(rewritten, "m.tflite")
+    concat = next(op for op in parsed.ops if op.name == "CONCATENATION"
+                  and op.options.axis == 1)
+    rows = [parsed.tensors[k] for k in concat.inputs]
+    assert {k: parsed.joins[k] for k in concat.inputs} == {
+        t.key: (concat.outputs[0], sum(r.nbytes for r in rows[:i]))
+        for i, t in enumerate(rows)}
+    assert patches._bound(parsed) < patches._bound(dataclasses.replace(parsed, joins={}))
+    path = tmp_path / "patched.tflite"
+    path.write_bytes(rewritten)
+    fe, plan = plan_model(str(path), options=ReadOptions(None, {}, True, 10.0))
+    [arena] = plan.arenas
+    out = arena.offsets[concat.outputs[0]]
+    assert [arena.offsets[t.key] - out for t in rows] == [
+        parsed.joins[t.key][1] for t in rows]
+    check = check_run(fe, plan)
+    assert check.identical
+    assert check.planned.arena < check.original.arena
+
+
 def test_mobilenet_v2_residual_stage():
     """The searched split of MobileNetV2 (0.35, 96): its outputs unchanged, its bound lower."""
     model = tflite_ops.mobilenet_v2(0.35, 96)

@@ -9,13 +9,14 @@ in the reverse of the order buffers were added, each at the lowest offset where 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from ...buffers import Arena, BufferRequest, RuntimePlan, share_groups
+from ...buffers import Arena, BufferRequest, RuntimePlan, group_offsets, merged, share_groups
 from ...errors import InputError
-from ...pack import Buffer, PackOptions, Problem, pack
+from ...pack import Buffer, PackOptions, Problem, lower_bound, pack
 from ...plan.contract import (
     Measured,
     ModelView,
@@ -195,7 +196,9 @@ class TfliteFrontEnd:
 
 def requests(model: tfl.TfliteModel, *, in_place: bool = True) -> list[BufferRequest]:
     """The planned tensors, then the scratch buffers (as TFLM adds them to its planner);
-    `in_place=False` is TFLM's own view, where nothing shares bytes."""
+    `in_place=False` is TFLM's own view, where nothing shares bytes; otherwise an in-place
+    output shares its input's bytes and a zero-copy CONCATENATION's inputs sit inside its
+    output (`TfliteModel.joins`)."""
     buffers = [
         BufferRequest(t.key, t.name, t.size, t.first, t.last + 1,
                       shares_with=model.shares.get(t.key) if in_place else None,
@@ -208,6 +211,31 @@ def requests(model: tfl.TfliteModel, *, in_place: bool = True) -> list[BufferReq
                       origin=f"subgraph {op.subgraph} operator {op.index}")
         for i, (op, nbytes) in enumerate(model.scratch)
     ]
+    return _joined(buffers, model) if in_place and model.joins else buffers
+
+
+def _joined(buffers: list[BufferRequest], model: tfl.TfliteModel) -> list[BufferRequest]:
+    """`buffers` with each zero-copy CONCATENATION (`TfliteModel.joins`) whose inputs, put
+    inside its output, lower the bound. Its group is one block live from its first input
+    to the output's end, so the whole output is held while the later inputs are computed:
+    a join lowers the bound only where the concatenation's moment (inputs and output live
+    at once) is the peak. An input already in place over another keeps that share."""
+    def bound(bs: list[BufferRequest]) -> int:
+        return lower_bound(Problem(tuple(
+            Buffer(str(g[0].key), *merged(g).lifetime, merged(g).packed_size, tfl.ALIGNMENT)
+            for g in share_groups(bs) if merged(g).packed_size > 0)))
+
+    by_output: dict[int, dict[int, int]] = {}
+    for key, (out, at) in model.joins.items():
+        by_output.setdefault(out, {})[key] = at
+    best = bound(buffers)
+    for parts in by_output.values():
+        tried = [dataclasses.replace(b, shares_with=out, share_offset=parts[b.key])
+                 if b.key in parts and b.shares_with is None else b
+                 for b in buffers for out in (model.joins.get(b.key, (None,))[0],)]
+        now = bound(tried)
+        if now < best:
+            buffers, best = tried, now
     return buffers
 
 
@@ -242,14 +270,15 @@ def greedy_plan(buffers: list[BufferRequest], alignment: int) -> RuntimePlan:
     groups = share_groups(buffers)
     problem = Problem(tuple(
         Buffer(g[0].name, min(b.start for b in g), max(b.end for b in g),
-               max(b.packed_size for b in g), alignment) for g in groups))
+               merged(g).packed_size, alignment) for g in groups))
     # TFLM fills its online buffers from the back of its list, so before sorting they are
     # in reverse order; its ReverseSortInPlace swaps only on <, so it is stable: equal
     # sizes stay in reverse order. Python's sort is stable too.
     order = sorted(reversed(range(len(problem.buffers))), key=lambda i: -problem.buffers[i].size)
     packed = pack(problem, PackOptions(order=tuple(order)))
-    offsets = {b.key: off for g, off in zip(groups, packed.solution.offsets, strict=True)
-               for b in g}
+    offsets = {b.key: off + at[b.key]
+               for g, off in zip(groups, packed.solution.offsets, strict=True)
+               for at in (group_offsets(g),) for b in g}
     return RuntimePlan("TFLM greedy", offsets, {ARENA: packed.peak},
                        lower_bound=packed.lower_bound)
 

@@ -116,6 +116,8 @@ class TfliteModel:
     shares: dict[int, int]  # output key -> input key of an in-place RESHAPE
     offline_plan: tuple[int, ...] | None  # the plan already in the file, if any
     scratch: tuple[tuple[TfliteOp, int], ...] = ()  # (operator, bytes) in request order
+    # input key -> (output key, byte offset) of a zero-copy CONCATENATION (`_joins`)
+    joins: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def planned(self) -> list[TfliteTensor]:
         return [t for t in self.tensors if t.role is Role.PLANNED]
@@ -199,7 +201,8 @@ def model_view(model, path: str, kernels: KernelSet = KernelSet.REFERENCE,
                     for n in _scratch_requests(op, tensors, path, kernels, core)
                     if n > 0)
     return TfliteModel(path, len(model.subgraphs), tuple(tensors), ops, inputs, outputs,
-                       shares, _offline_plan(model, count, path), scratch)
+                       shares, _offline_plan(model, count, path), scratch,
+                       _joins(model, tensors, ops, first_key, shares))
 
 
 def with_offline_plan(data: bytes, offsets: list[int], path: str) -> bytes:
@@ -392,6 +395,43 @@ def _in_place_reshapes(model, tensors: list[TfliteTensor], ops: tuple[TfliteOp, 
                 and op.inputs.count(src.key) == 1):
             shares[dst.key] = src.key
     return shares
+
+
+def _joins(model, tensors: list[TfliteTensor], ops: tuple[TfliteOp, ...],
+           first_key: list[int], shares: dict[int, int]) -> dict[int, tuple[int, int]]:
+    """CONCATENATIONs whose inputs can be written where their bytes sit in the output, so
+    that the kernel's copy is of each region onto itself. TFLM's kernel (every type goes
+    through reference_ops::Concatenation, no requantization) does one memcpy per input per
+    outer index (the product of the dimensions before the axis): when that product is 1,
+    each input is one contiguous range of the output, copied with identical source and
+    destination pointers, which leaves the bytes as they are. Only inputs that die there,
+    are used once by it and are no subgraph input or output; each at an offset TFLM's
+    alignment keeps (a tensor TFLM plans starts on it)."""
+    joins: dict[int, tuple[int, int]] = {}
+    for op in ops:
+        if op.name != "CONCATENATION" or len(op.outputs) != 1 or not op.inputs \
+                or getattr(op.options, "fusedActivationFunction", 0):
+            continue
+        out = tensors[op.outputs[0]]
+        axis = int(getattr(op.options, "axis", 0))
+        axis = axis + len(out.shape) if axis < 0 else axis
+        sg = model.subgraphs[op.subgraph]
+        ends = {first_key[op.subgraph] + int(i) for i in (*_ints(sg.inputs), *_ints(sg.outputs))}
+        parts = [tensors[k] for k in op.inputs]
+        if (out.role is not Role.PLANNED or not 0 <= axis < len(out.shape)
+                or any(d != 1 for d in out.shape[:axis])
+                or sum(t.nbytes for t in parts) != out.nbytes
+                or len(set(op.inputs)) != len(op.inputs)
+                or any(t.role is not Role.PLANNED or t.last != op.scope or t.key in ends
+                       or t.key in shares or t.dtype != out.dtype for t in parts)):
+            continue
+        at, placed = 0, {}
+        for t in parts:
+            placed[t.key] = (out.key, at)
+            at += t.nbytes
+        if all(offset % ALIGNMENT == 0 for _, offset in placed.values()):
+            joins.update(placed)
+    return joins
 
 
 def _scratch_requests(op: TfliteOp, tensors: list[TfliteTensor], path: str,
