@@ -1,6 +1,7 @@
 """Patch-by-patch execution of the first stage (issue 34): TFLM's arena before and after.
 
     python benchmarks/tflite_patches.py [--max-recompute R] [--objective arena|bound]
+                                        [--at SPLIT_AFTER GRID] [--no-joins]
                                         [--only NAME ...] [FILE.tflite | FOLDER ...]
 
 The models are int8 CNNs with random weights written operator by operator here
@@ -32,6 +33,7 @@ from memplan.plan.contract import ReadOptions  # noqa: E402
 from memplan.plan.driver import check_run, plan_model  # noqa: E402
 from memplan.report.table import format_table  # noqa: E402
 from memplan.runtimes.tflm import interpreter as tflm  # noqa: E402
+from memplan.runtimes.tflm import model as tfl  # noqa: E402
 from memplan.runtimes.tflm import patches  # noqa: E402
 
 MODELS = {
@@ -52,10 +54,11 @@ HEADERS = ("model", "split", "grid", "MACs", "MACs after", "stage +", "model +",
            "arena after", "x", "identical", "arena planned", "x", "s")
 
 
-def row(name: str, data: bytes, max_recompute: float, objective: patches.Objective) -> tuple:
+def row(name: str, data: bytes, max_recompute: float, objective: patches.Objective,
+        at: tuple[int, int] | None = None) -> tuple:
     started = time.perf_counter()
     result = patches.rewrite_patches(data, max_recompute=max_recompute, objective=objective,
-                                     path=name)
+                                     path=name) if at is None else forced(data, *at, name)
     if result.model is None:
         return (name, result.reason, "-", result.macs_before, "-", "-", "-",
                 result.lower_bound_before, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
@@ -82,6 +85,23 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
             heads[0], heads[1], arenas[0], arenas[1], f"{arenas[1] / arenas[0]:.2f}",
             "yes" if same else "NO", planned, f"{planned / arenas[0]:.2f}",
             f"{time.perf_counter() - started:.0f}")
+
+
+def forced(data: bytes, split_after: int, grid: int, name: str) -> patches.PatchRewrite:
+    """The rewrite at a split point and grid given (`--at`), not searched."""
+    original = tfl._unpack(data, name)
+    stage = next((s for s in patches.candidate_stages(original) if s[-1].index == split_after),
+                 None)
+    if stage is None:
+        raise SystemExit(f"{name}: operators 0..{split_after} are not a stage")
+    model = patches.rewrite_at(data, split_after, grid, name)
+    macs, after = patches.model_macs(original), patches.model_macs(tfl._unpack(model, name))
+    stage_macs = patches._stage_macs(original, stage)
+    split = original.subgraphs[0].tensors[stage[-1].output].name.decode()
+    return patches.PatchRewrite(
+        model, "forced", split, split_after, (grid, grid), macs, after, stage_macs,
+        after - macs + stage_macs, patches.schedule_bound(data, name),
+        patches.schedule_bound(model, name))
 
 
 def short(tensor: str) -> str:
@@ -111,18 +131,26 @@ def main() -> None:
     parser.add_argument("--objective", choices=[o.value for o in patches.Objective],
                         default=patches.Objective.ARENA.value)
     parser.add_argument("--only", nargs="*", help="built models to measure (default all)")
+    parser.add_argument("--at", nargs=2, type=int, metavar=("SPLIT_AFTER", "GRID"),
+                        help="rewrite at this split point and grid instead of searching")
+    parser.add_argument("--no-joins", action="store_true",
+                        help="no zero-copy CONCATENATION in memplan's view (the state before "
+                        "issue 34's join): its before and after")
     args = parser.parse_args()
+    if args.no_joins:
+        tfl._joins = lambda *_: {}
     chosen = [(n, build) for n, build in MODELS.items()
               if n in (args.only or ()) or not args.only and not args.files]
     files = [f for path in args.files
              for f in (sorted(path.glob("*.tflite")) if path.is_dir() else [path])]
     rows = []
     for name, build in chosen:
-        rows.append(row(name, build(), args.max_recompute, patches.Objective(args.objective)))
+        rows.append(row(name, build(), args.max_recompute, patches.Objective(args.objective),
+                        args.at))
         print(f"  {name}: done", file=sys.stderr)
     for path in files:
         rows.append(row(path.stem, path.read_bytes(), args.max_recompute,
-                        patches.Objective(args.objective)))
+                        patches.Objective(args.objective), args.at))
         print(f"  {path.stem}: done", file=sys.stderr)
     print(format_table(HEADERS, rows))
 
