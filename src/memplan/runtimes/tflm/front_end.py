@@ -229,10 +229,9 @@ def _joined(buffers: list[BufferRequest], model: tfl.TfliteModel) -> list[Buffer
     for key, (out, at) in model.joins.items():
         by_output.setdefault(out, {})[key] = at
     best = bound(buffers)
-    for parts in by_output.values():
+    for out, parts in by_output.items():
         tried = [dataclasses.replace(b, shares_with=out, share_offset=parts[b.key])
-                 if b.key in parts and b.shares_with is None else b
-                 for b in buffers for out in (model.joins.get(b.key, (None,))[0],)]
+                 if b.key in parts and b.shares_with is None else b for b in buffers]
         now = bound(tried)
         if now < best:
             buffers, best = tried, now
