@@ -304,3 +304,64 @@ def test_dim_specialises_a_pt2_for_tvm(tmp_path, capsys):
     assert main(["plan", str(path), "--runtime", "tvm", "--json"]) == 0
     (arena,) = json.loads(capsys.readouterr().out)["arenas"]
     assert arena["memplan"] == 64 * 32 * 4
+
+
+# Two 4 GiB tensors TVM's FoldConstant would materialise in memplan's process (it reached
+# 24 GB before the kernel was killed). N is the broadcast's length.
+FOLDED_HUGE = '''\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        with R.dataflow():
+            a = R.broadcast_to(R.const(1.0, "float32"), R.shape([N]))
+            b = R.add(a, a)
+            c = R.add(x, x)
+            R.output(c)
+        return c
+'''
+
+
+def test_a_tensor_over_the_limit_is_refused_before_constant_folding(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "huge.py"
+    path.write_text(FOLDED_HUGE.replace("N", "2**30"))
+    # In a child with 6 GB of address space: should the refusal come after folding, the
+    # child fails on its first 4 GiB tensor instead of taking this machine's memory.
+    child = subprocess.run(
+        [sys.executable, "-m", "memplan", "plan", str(path), "--runtime", "tvm"],
+        capture_output=True, text=True, timeout=300,
+        preexec_fn=lambda: __import__("resource").setrlimit(
+            __import__("resource").RLIMIT_AS, (6 * 10**9, 6 * 10**9)))
+    assert child.returncode == 2, child.stderr
+    assert child.stderr.strip() == (
+        f"memplan: {path}:@main, binding a: R.Tensor((1073741824,), dtype=\"float32\") is "
+        "4294967296 bytes, over the 2147483648 a tensor may have (limits.MAX_TENSOR_BYTES): "
+        "TVM's constant folding would allocate it in memplan's process")
+
+
+def test_what_folding_never_makes_over_the_limit_passes_the_bound(tmp_path):
+    from memplan.runtimes.tvm.relax_import import load_relax
+
+    at_limit = tmp_path / "at.py"
+    at_limit.write_text(FOLDED_HUGE.replace("N", "2**29"))  # 2 GiB of float32
+    assert "main" in [gv.name_hint for gv in load_relax(str(at_limit)).functions]
+    # A 4 GiB input and its sum: computed from an input, so never folded.
+    from_input = tmp_path / "input.py"
+    from_input.write_text(FOLDED_HUGE.replace("N", "4").replace("(4,)", "(1073741824,)"))
+    assert "main" in [gv.name_hint for gv in load_relax(str(from_input)).functions]
+    symbolic = tmp_path / "sym.py"
+    symbolic.write_text(FOLDED_HUGE.replace('x: R.Tensor((4,), dtype="float32")',
+                                            'x: R.Tensor(("n",), dtype="float32")')
+                        .replace('-> R.Tensor((4,), dtype="float32")',
+                                 '-> R.Tensor(("n",), dtype="float32")')
+                        .replace("[N]", "[n]"))
+    assert "main" in [gv.name_hint for gv in load_relax(str(symbolic)).functions]
+    # Pinning the dimension makes the shape static: the bound holds after --dim.
+    with pytest.raises(InputError, match="@main, binding a: .* is 4294967296 bytes"):
+        load_relax(str(symbolic), dims={"n": 2**30})
