@@ -365,3 +365,56 @@ def test_what_folding_never_makes_over_the_limit_passes_the_bound(tmp_path):
     # Pinning the dimension makes the shape static: the bound holds after --dim.
     with pytest.raises(InputError, match="@main, binding a: .* is 4294967296 bytes"):
         load_relax(str(symbolic), dims={"n": 2**30})
+
+
+# A kernel R.call_tir runs on a constant: folding compiles and runs it in memplan's process,
+# with the buffer it allocates. BODY is its body, flat or in a schedulable block.
+FOLDED_KERNEL = '''\
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def big(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+BODY
+
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        cls = Module
+        c = R.broadcast_to(R.const(1.0, "float32"), R.shape([4]))
+        y = R.call_tir(cls.big, (c,), out_ty=R.Tensor((4,), dtype="float32"))
+        z = R.add(x, y)
+        return z
+'''
+_FLAT = '''\
+        C = T.alloc_buffer((N,), "float32")
+        for i in range(4):
+            C[i] = A[i] + T.float32(1.0)
+        for i in range(4):
+            B[i] = C[i]'''
+_BLOCK = '''\
+        with T.sblock("root"):
+            C = T.alloc_buffer((N,), "float32")
+            for i in range(4):
+                with T.sblock("c"):
+                    vi = T.axis.spatial(4, i)
+                    C[vi] = A[vi] + T.float32(1.0)
+            for i in range(4):
+                with T.sblock("b"):
+                    vi = T.axis.spatial(4, i)
+                    B[vi] = C[vi]'''
+
+
+@pytest.mark.parametrize("body", [_FLAT, _BLOCK], ids=["flat", "block"])
+def test_a_kernel_folding_runs_may_not_allocate_over_the_limit(tmp_path, body):
+    from memplan.runtimes.tvm.relax_import import load_relax
+
+    path = tmp_path / "kernel.py"
+    path.write_text(FOLDED_KERNEL.replace("BODY", body.replace("N", "2**30")))
+    with pytest.raises(InputError, match=r"@main, binding y: kernel @big allocates C of "
+                       r"4294967296 bytes, over the 2147483648"):
+        load_relax(str(path))
+    path.write_text(FOLDED_KERNEL.replace("BODY", body.replace("N", "16")))
+    assert "big" in [gv.name_hint for gv in load_relax(str(path)).functions]

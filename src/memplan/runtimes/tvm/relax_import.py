@@ -11,6 +11,7 @@ takes the program's user inputs only. A TVMScript module is taken as printed: it
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,53 @@ def check_tensor_sizes(path: str, mod: Any) -> None:
                     # The annotation may be looser than the value (`R.Tensor(ndim=1)`).
                     _check_type(path, place, binding.var.ty)
                     _check_type(path, place, getattr(binding.value, "ty", None))
+                    _check_kernels(path, mod, binding.value, place)
+
+
+def _check_kernels(path: str, mod: Any, value: Any, place: str) -> None:
+    """The buffers a kernel that folding runs allocates (`T.alloc_buffer`, a block's
+    buffers): folding compiles the kernel and runs it here, buffers and all."""
+    from tvm import relax, tirx
+
+    kernels: list[Any] = []
+    relax.analysis.post_order_visit(value, lambda e: kernels.append(e)
+                                    if isinstance(e, relax.GlobalVar) else None)
+    for gv in kernels:
+        func = mod.functions.get(gv)
+        if not isinstance(func, tirx.PrimFunc):
+            continue
+        for buf in _tir_buffers(func.body):
+            dims = [_dim(d) for d in buf.shape]
+            size = _static_size(dims, buf.dtype)
+            if size is not None and size > MAX_TENSOR_BYTES:
+                raise InputError(path, f"kernel @{gv.name_hint} allocates {buf.name} of "
+                                 f"{size} bytes, over the {MAX_TENSOR_BYTES} a tensor may "
+                                 "have (limits.MAX_TENSOR_BYTES): TVM's constant folding "
+                                 "would run it in memplan's process", place)
+
+
+def _tir_buffers(stmt: Any) -> Iterator[Any]:
+    """Every buffer allocated under `stmt` before lowering: flat `AllocBuffer`s and the
+    `alloc_buffers` of schedulable blocks (which `tir.children` does not enter: lowering
+    has removed them by the time it runs)."""
+    from tvm import tirx
+    from tvm.s_tir import stmt as s_tir
+
+    from .tir import children
+
+    if isinstance(stmt, tirx.AllocBuffer):
+        yield stmt.buffer
+    if isinstance(stmt, s_tir.SBlockRealize):
+        yield from _tir_buffers(stmt.block)
+        return
+    if isinstance(stmt, s_tir.SBlock):
+        yield from stmt.alloc_buffers
+        for body in (stmt.init, stmt.body):
+            if body is not None:
+                yield from _tir_buffers(body)
+        return
+    for child in children(stmt):
+        yield from _tir_buffers(child)
 
 
 def _from_constants(expr: Any, folded: set[Any]) -> bool:
@@ -116,7 +164,6 @@ def _check_type(path: str, place: str, ty: Any) -> None:
 
 def _static_bytes(ty: Any) -> int | None:
     """The bytes of a tensor type whose shape and dtype are both known, else None."""
-    import tvm
     from tvm import relax
 
     shape = ty.shape
@@ -125,11 +172,17 @@ def _static_bytes(ty: Any) -> int | None:
     values = getattr(shape, "values", None)
     if values is None:
         return None
-    dims = [_dim(v) for v in values]
+    return _static_size([_dim(v) for v in values], ty.dtype)
+
+
+def _static_size(dims: list[int | None], dtype: Any) -> int | None:
+    """Bytes of a shape of `dims` (None: symbolic) in `dtype`, or None when unknown."""
+    import tvm
+
     if any(d is None for d in dims):
         return None
     try:
-        dtype = tvm.DataType(str(ty.dtype))
+        dtype = tvm.DataType(str(dtype))
     except Exception:  # noqa: BLE001 - "void": an unknown dtype has no size
         return None
     if dtype.lanes < 1:  # a scalable vector: its size is the hardware's
