@@ -4,6 +4,8 @@ the one driver (`memplan plan ... --runtime tvm`) and as a pipeline for tvm.comp
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -326,18 +328,9 @@ class Module:
 
 
 def test_a_tensor_over_the_limit_is_refused_before_constant_folding(tmp_path):
-    import subprocess
-    import sys
-
     path = tmp_path / "huge.py"
     path.write_text(FOLDED_HUGE.replace("N", "2**30"))
-    # In a child with 6 GB of address space: should the refusal come after folding, the
-    # child fails on its first 4 GiB tensor instead of taking this machine's memory.
-    child = subprocess.run(
-        [sys.executable, "-m", "memplan", "plan", str(path), "--runtime", "tvm"],
-        capture_output=True, text=True, timeout=300,
-        preexec_fn=lambda: __import__("resource").setrlimit(
-            __import__("resource").RLIMIT_AS, (6 * 10**9, 6 * 10**9)))
+    child = _plan_in_capped_child(path)
     assert child.returncode == 2, child.stderr
     assert child.stderr.strip() == (
         f"memplan: {path}:@main, binding a: R.Tensor((1073741824,), dtype=\"float32\") is "
@@ -386,7 +379,8 @@ BODY
         c = R.broadcast_to(R.const(1.0, "float32"), R.shape([4]))
         y = R.call_tir(cls.big, (c,), out_ty=R.Tensor((4,), dtype="float32"))
         z = R.add(x, y)
-        return z
+        w = R.multiply(z, z)
+        return w
 '''
 _FLAT = '''\
         C = T.alloc_buffer((N,), "float32")
@@ -418,3 +412,37 @@ def test_a_kernel_folding_runs_may_not_allocate_over_the_limit(tmp_path, body):
         load_relax(str(path))
     path.write_text(FOLDED_KERNEL.replace("BODY", body.replace("N", "16")))
     assert "big" in [gv.name_hint for gv in load_relax(str(path)).functions]
+
+
+def _plan_in_capped_child(path: Path) -> subprocess.CompletedProcess:
+    """`memplan plan PATH --runtime tvm` in a child with 9 GB of address space: a
+    regression fails there, not in the test run."""
+    import resource
+
+    return subprocess.run(
+        [sys.executable, "-m", "memplan", "plan", str(path), "--runtime", "tvm",
+         "-o", str(path.with_suffix(".json"))],
+        capture_output=True, text=True, timeout=300,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (9 * 10**9, 9 * 10**9)))
+
+
+def test_a_kernel_that_faults_in_constant_folding_is_one_line(tmp_path):
+    # Writes 4 floats 1 GiB apart into a 4-float buffer: memplan died of SIGSEGV (139)
+    # while TVM folded it in memplan's own process.
+    path = tmp_path / "fault.py"
+    path.write_text(FOLDED_KERNEL.replace("@T.prim_func(s_tir=True)", "@T.prim_func").replace(
+        "BODY", "        for i in range(4):\n            B[i * 268435456] = A[i]"))
+    child = _plan_in_capped_child(path)
+    assert child.returncode == 2, child.stderr
+    assert child.stderr.strip() == (
+        f"memplan: {path}: TVM's constant folding of the script's kernels died (SIGSEGV); "
+        "limits: 600 s, 8 GiB of address space")
+
+
+def test_a_sound_kernel_folded_first_in_a_child_still_plans(tmp_path, capsys):
+    path = tmp_path / "kernel.py"
+    path.write_text(FOLDED_KERNEL.replace("BODY", _FLAT.replace("N", "16")))
+    out = tmp_path / "k.json"
+    assert main(["plan", str(path), "--runtime", "tvm", "-o", str(out)]) == 0, \
+        capsys.readouterr().err
+    assert "main" in json.loads(out.read_text())["functions"]

@@ -59,6 +59,26 @@ def check_tensor_sizes(path: str, mod: Any) -> None:
     from constants alone: constants, shapes, kernels and bindings folded before it. An
     input's tensors are never folded (planning allocates none of them), nor is a shape
     that stays symbolic."""
+    for gv, binding in _folded_bindings(mod):
+        place = f"@{gv.name_hint}, binding {binding.var.name}"
+        # The annotation may be looser than the value (`R.Tensor(ndim=1)`).
+        _check_type(path, place, binding.var.ty)
+        _check_type(path, place, getattr(binding.value, "ty", None))
+        _check_kernels(path, mod, binding.value, place)
+
+
+def folds_own_kernels(mod: Any) -> bool:
+    """Some binding folding evaluates calls a kernel the module itself defines (which
+    constant folding compiles and runs in the process that folds)."""
+    from tvm import tirx
+
+    return any(isinstance(mod.functions.get(gv), tirx.PrimFunc)
+               for _, binding in _folded_bindings(mod) for gv in _global_vars(binding.value))
+
+
+def _folded_bindings(mod: Any) -> Iterator[tuple[Any, Any]]:
+    """(function, binding) for each binding of a Relax function computed from constants
+    alone: constants, shapes, kernels and bindings folded before it."""
     from tvm import relax
 
     for gv, func in sorted(mod.functions.items(), key=lambda kv: kv[0].name_hint):
@@ -72,25 +92,26 @@ def check_tensor_sizes(path: str, mod: Any) -> None:
         for seq in reversed(seqs):
             for block in seq.blocks:
                 for binding in block.bindings:
-                    if not _from_constants(binding.value, folded):
-                        continue
-                    folded.add(binding.var)
-                    place = f"@{gv.name_hint}, binding {binding.var.name}"
-                    # The annotation may be looser than the value (`R.Tensor(ndim=1)`).
-                    _check_type(path, place, binding.var.ty)
-                    _check_type(path, place, getattr(binding.value, "ty", None))
-                    _check_kernels(path, mod, binding.value, place)
+                    if _from_constants(binding.value, folded):
+                        folded.add(binding.var)
+                        yield gv, binding
+
+
+def _global_vars(value: Any) -> list[Any]:
+    from tvm import relax
+
+    found: list[Any] = []
+    relax.analysis.post_order_visit(value, lambda e: found.append(e)
+                                    if isinstance(e, relax.GlobalVar) else None)
+    return found
 
 
 def _check_kernels(path: str, mod: Any, value: Any, place: str) -> None:
     """The buffers a kernel that folding runs allocates (`T.alloc_buffer`, a block's
     buffers): folding compiles the kernel and runs it here, buffers and all."""
-    from tvm import relax, tirx
+    from tvm import tirx
 
-    kernels: list[Any] = []
-    relax.analysis.post_order_visit(value, lambda e: kernels.append(e)
-                                    if isinstance(e, relax.GlobalVar) else None)
-    for gv in kernels:
+    for gv in _global_vars(value):
         func = mod.functions.get(gv)
         if not isinstance(func, tirx.PrimFunc):
             continue
