@@ -4,6 +4,8 @@ the one driver (`memplan plan ... --runtime tvm`) and as a pipeline for tvm.comp
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -304,3 +306,143 @@ def test_dim_specialises_a_pt2_for_tvm(tmp_path, capsys):
     assert main(["plan", str(path), "--runtime", "tvm", "--json"]) == 0
     (arena,) = json.loads(capsys.readouterr().out)["arenas"]
     assert arena["memplan"] == 64 * 32 * 4
+
+
+# Two 4 GiB tensors TVM's FoldConstant would materialise in memplan's process (it reached
+# 24 GB before the kernel was killed). N is the broadcast's length.
+FOLDED_HUGE = '''\
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        with R.dataflow():
+            a = R.broadcast_to(R.const(1.0, "float32"), R.shape([N]))
+            b = R.add(a, a)
+            c = R.add(x, x)
+            R.output(c)
+        return c
+'''
+
+
+def test_a_tensor_over_the_limit_is_refused_before_constant_folding(tmp_path):
+    path = tmp_path / "huge.py"
+    path.write_text(FOLDED_HUGE.replace("N", "2**30"))
+    child = _plan_in_capped_child(path)
+    assert child.returncode == 2, child.stderr
+    assert child.stderr.strip() == (
+        f"memplan: {path}:@main, binding a: R.Tensor((1073741824,), dtype=\"float32\") is "
+        "4294967296 bytes, over the 2147483648 a tensor may have (limits.MAX_TENSOR_BYTES): "
+        "TVM's constant folding would allocate it in memplan's process")
+
+
+def test_what_folding_never_makes_over_the_limit_passes_the_bound(tmp_path):
+    from memplan.runtimes.tvm.relax_import import load_relax
+
+    at_limit = tmp_path / "at.py"
+    at_limit.write_text(FOLDED_HUGE.replace("N", "2**29"))  # 2 GiB of float32
+    assert "main" in [gv.name_hint for gv in load_relax(str(at_limit)).functions]
+    # A 4 GiB input and its sum: computed from an input, so never folded.
+    from_input = tmp_path / "input.py"
+    from_input.write_text(FOLDED_HUGE.replace("N", "4").replace("(4,)", "(1073741824,)"))
+    assert "main" in [gv.name_hint for gv in load_relax(str(from_input)).functions]
+    symbolic = tmp_path / "sym.py"
+    symbolic.write_text(FOLDED_HUGE.replace('x: R.Tensor((4,), dtype="float32")',
+                                            'x: R.Tensor(("n",), dtype="float32")')
+                        .replace('-> R.Tensor((4,), dtype="float32")',
+                                 '-> R.Tensor(("n",), dtype="float32")')
+                        .replace("[N]", "[n]"))
+    assert "main" in [gv.name_hint for gv in load_relax(str(symbolic)).functions]
+    # Pinning the dimension makes the shape static: the bound holds after --dim.
+    with pytest.raises(InputError, match="@main, binding a: .* is 4294967296 bytes"):
+        load_relax(str(symbolic), dims={"n": 2**30})
+
+
+# A kernel R.call_tir runs on a constant: folding compiles and runs it in memplan's process,
+# with the buffer it allocates. BODY is its body, flat or in a schedulable block.
+FOLDED_KERNEL = '''\
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def big(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+BODY
+
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        cls = Module
+        c = R.broadcast_to(R.const(1.0, "float32"), R.shape([4]))
+        y = R.call_tir(cls.big, (c,), out_ty=R.Tensor((4,), dtype="float32"))
+        z = R.add(x, y)
+        w = R.multiply(z, z)
+        return w
+'''
+_FLAT = '''\
+        C = T.alloc_buffer((N,), "float32")
+        for i in range(4):
+            C[i] = A[i] + T.float32(1.0)
+        for i in range(4):
+            B[i] = C[i]'''
+_BLOCK = '''\
+        with T.sblock("root"):
+            C = T.alloc_buffer((N,), "float32")
+            for i in range(4):
+                with T.sblock("c"):
+                    vi = T.axis.spatial(4, i)
+                    C[vi] = A[vi] + T.float32(1.0)
+            for i in range(4):
+                with T.sblock("b"):
+                    vi = T.axis.spatial(4, i)
+                    B[vi] = C[vi]'''
+
+
+@pytest.mark.parametrize("body", [_FLAT, _BLOCK], ids=["flat", "block"])
+def test_a_kernel_folding_runs_may_not_allocate_over_the_limit(tmp_path, body):
+    from memplan.runtimes.tvm.relax_import import load_relax
+
+    path = tmp_path / "kernel.py"
+    path.write_text(FOLDED_KERNEL.replace("BODY", body.replace("N", "2**30")))
+    with pytest.raises(InputError, match=r"@main, binding y: kernel @big allocates C of "
+                       r"4294967296 bytes, over the 2147483648"):
+        load_relax(str(path))
+    path.write_text(FOLDED_KERNEL.replace("BODY", body.replace("N", "16")))
+    assert "big" in [gv.name_hint for gv in load_relax(str(path)).functions]
+
+
+def _plan_in_capped_child(path: Path) -> subprocess.CompletedProcess:
+    """`memplan plan PATH --runtime tvm` in a child with 9 GB of address space: a
+    regression fails there, not in the test run."""
+    import resource
+
+    return subprocess.run(
+        [sys.executable, "-m", "memplan", "plan", str(path), "--runtime", "tvm",
+         "-o", str(path.with_suffix(".json"))],
+        capture_output=True, text=True, timeout=300,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (9 * 10**9, 9 * 10**9)))
+
+
+def test_a_kernel_that_faults_in_constant_folding_is_one_line(tmp_path):
+    # Writes 4 floats 1 GiB apart into a 4-float buffer: memplan died of SIGSEGV (139)
+    # while TVM folded it in memplan's own process.
+    path = tmp_path / "fault.py"
+    path.write_text(FOLDED_KERNEL.replace("@T.prim_func(s_tir=True)", "@T.prim_func").replace(
+        "BODY", "        for i in range(4):\n            B[i * 268435456] = A[i]"))
+    child = _plan_in_capped_child(path)
+    assert child.returncode == 2, child.stderr
+    assert child.stderr.strip() == (
+        f"memplan: {path}: TVM's constant folding of the script's kernels died (SIGSEGV); "
+        "limits: 600 s, 8 GiB of address space")
+
+
+def test_a_sound_kernel_folded_first_in_a_child_still_plans(tmp_path, capsys):
+    path = tmp_path / "kernel.py"
+    path.write_text(FOLDED_KERNEL.replace("BODY", _FLAT.replace("N", "16")))
+    out = tmp_path / "k.json"
+    assert main(["plan", str(path), "--runtime", "tvm", "-o", str(out)]) == 0, \
+        capsys.readouterr().err
+    assert "main" in json.loads(out.read_text())["functions"]

@@ -25,6 +25,11 @@ MAX_TOTAL = 2**62
 # and subtracted; size x lifetime, which can pass int64, is ranked in Python
 # integers (search/decide.py `_areas`, greedy/heuristics.py `_area_order`).
 PACK_MAX_VALUE = 2**62
+# One tensor a Relax module declares with a static shape (`--runtime tvm`). TVM's constant
+# folding allocates a folded tensor in memplan's own process before anything is planned:
+# `R.broadcast_to(R.const(1.0), R.shape([2**30]))` added to itself took 24 GB. 2 GiB keeps
+# a model's largest weight (a 128k x 4096 fp32 embedding is exactly this) and refuses that.
+MAX_TENSOR_BYTES = 2**31
 # 2**63 has 19 digits; a sign, underscores and leading zeros fit in 40.
 MAX_INT_CHARS = 40
 

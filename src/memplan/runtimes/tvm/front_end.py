@@ -60,7 +60,7 @@ class TvmRelaxFrontEnd:
 
     def read(self, path: str, options: ReadOptions) -> ModelView:
         from .relax_arena import ARENA_ALIGNMENT, TVM_PLANNER, RelaxPipeline, pipeline_of
-        from .relax_import import load_relax
+        from .relax_import import folds_own_kernels, load_relax
         from .relax_plan import read_relax
         from .runtime import StageFailed
 
@@ -71,6 +71,18 @@ class TvmRelaxFrontEnd:
         pipeline = pipeline_of(options.extra.get("relax_pipeline") or "fused")
         dims = dict(options.dims)
         mod = load_relax(path, data, dims=dims)
+        if folds_own_kernels(mod):
+            # Constant folding compiles the script's own kernels and runs them: first in a
+            # child under memory and time limits, so a kernel that faults is one line. Folding
+            # is deterministic (the same kernels on the same constants), so once the child
+            # came through, the same pipeline here does too.
+            from ...plan.child import call_in_child
+
+            failed = call_in_child(f"{__name__}:fold_here", path, data, pipeline.value, dims,
+                                   name=path, what="TVM's constant folding of the script's "
+                                   "kernels")
+            if failed is not None:
+                raise InputError(path, failed)
         try:
             memory = read_relax(mod, pipeline=pipeline)
         except StageFailed as err:
@@ -174,6 +186,20 @@ class TvmRelaxFrontEnd:
                         Measured(result.memplan_bytes),
                         f"{self.runtime}, {source['pipeline']} pipeline: ran {ran}"
                         f"{differ}{skipped}")
+
+
+def fold_here(path: str, data: bytes, pipeline: str, dims: dict[str, int]) -> str | None:
+    """The model's pipeline through planning (constant folding included), in this process;
+    None, or why TVM failed. `call_in_child`'s child runs it before the parent does."""
+    from .relax_import import load_relax
+    from .relax_plan import read_relax
+    from .runtime import StageFailed
+
+    try:
+        read_relax(load_relax(path, data, dims=dims), pipeline=pipeline)
+    except StageFailed as err:
+        return str(err)
+    return None
 
 
 def fixed_plans(data: bytes, path: str) -> dict[str, tuple[int, dict[int, int]]]:
