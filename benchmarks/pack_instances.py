@@ -2,6 +2,7 @@
 
     python benchmarks/pack_instances.py generate DIR [--seed S] [--sizes 120 500 2000]
                                          [--kinds tpu uni tpu-easy]
+    python benchmarks/pack_instances.py rank [--seeds 1 2 3] [--sizes 120 500 2000]
     python benchmarks/pack_instances.py run DIR --minimalloc BINARY [--repeat 3]
                                          [--timeout 60] [--only TEXT] [--src DIR]
 
@@ -241,6 +242,31 @@ def run(folder: Path, binary: Path, repeat: int, timeout: float, only: str | Non
           "(instances minimalloc fitted or refused within the timeout)")
 
 
+def rank(seeds: list[int], sizes: list[int]) -> None:
+    """How often each greedy strategy reaches the lowest peak of all (ties count for
+    each) on A-F and the tpu and uni kinds of these seeds: FIT_FIRST's order."""
+    from collections import Counter
+
+    from memplan.pack import Buffer, Problem, read_problem
+    from memplan.pack.greedy.heuristics import greedy_runs
+
+    problems = [read_problem(path) for path in sorted(
+        (REPO / "tests" / "data" / "minimalloc").glob("[A-F].*.csv"))]
+    for kind in ("tpu", "uni"):
+        for n in sizes:
+            for seed in seeds:
+                rows = KINDS[kind](n, random.Random(f"{kind}-{n}-{seed}"))
+                problems.append(Problem([Buffer(str(i), lo, up, size)
+                                         for i, (lo, up, size) in enumerate(rows)]))
+    wins: Counter = Counter()
+    for problem in problems:
+        runs = greedy_runs(problem)
+        lowest = min(r.peak for r in runs)
+        wins.update(f"{r.order_name}/{r.fit}" for r in runs if r.peak == lowest)
+    for name, count in wins.most_common():
+        print(f"{name:22s} lowest on {count} of {len(problems)}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -257,8 +283,13 @@ def main() -> int:
     timing.add_argument("--only", default=None, help="only files whose name contains this")
     timing.add_argument("--src", type=Path, default=REPO / "src",
                         help="memplan's sources to time (default: this checkout's)")
+    ranking = sub.add_parser("rank", help="rank the greedy strategies (FIT_FIRST)")
+    ranking.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    ranking.add_argument("--sizes", type=int, nargs="+", default=[120, 500, 2000])
     args = parser.parse_args()
-    if args.command == "generate":
+    if args.command == "rank":
+        rank(args.seeds, args.sizes)
+    elif args.command == "generate":
         generate(args.directory, args.seed, args.sizes, args.kinds)
     else:
         run(args.directory, args.minimalloc, args.repeat, args.timeout, args.only, args.src)

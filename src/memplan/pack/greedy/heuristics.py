@@ -218,7 +218,8 @@ def portfolio(buffers: int) -> list[tuple[str, str]]:
 # that fits, trying first the strategies that most often gave the lowest peak: ranked by
 # how often each reached the lowest of all fourteen (ties counted for each) on A-F and
 # seeds 1-3 of benchmarks/pack_instances.py's tpu and uni kinds at 120, 500 and 2,000
-# buffers (24 instances). minimalloc, too, stops at its first fit.
+# buffers (24 instances; `python benchmarks/pack_instances.py rank`; the four never
+# lowest there last, roughly by their mean peak). minimalloc, too, stops at its first fit.
 FIT_FIRST = (("size-start", "first-fit"), ("size", "first-fit"), ("breadth", "first-fit"),
              ("breadth", "best-fit"), ("size-start", "best-fit"), ("size", "best-fit"),
              ("area", "best-fit"), ("area", "first-fit"), ("duration", "best-fit"),
