@@ -1,17 +1,22 @@
 """Held-out-style packing instances, and memplan's exact search timed against minimalloc's.
 
     python benchmarks/pack_instances.py generate DIR [--seed S] [--sizes 120 500 2000]
+                                         [--kinds tpu uni tpu-easy]
+    python benchmarks/pack_instances.py rank [--seeds 1 2 3] [--sizes 120 500 2000]
     python benchmarks/pack_instances.py run DIR --minimalloc BINARY [--repeat 3]
                                          [--timeout 60] [--only TEXT] [--src DIR]
 
 `generate` writes instances in google/minimalloc's CSV format (id,lower,upper,size,
-the capacity in the file name) of two kinds, each from the seed given:
-- `tpu`: tensor programs like minimalloc's A-K: a sequence of operators, each
-  output living from its producer to its last consumer (mostly the next operator,
-  sometimes a skip connection a few operators on), a few long-lived buffers
-  (inputs, weights, state), sizes in KiB drawn log-uniformly like A-K's (1 KiB to
-  about 640 KiB, most under 160 KiB), 22-35 buffers live at the busiest moment
-  (A-E: 41-45); easier than A-K: with seed 1 the greedy plan fits all nine at the bound;
+the capacity in the file name) of these kinds, each from the seed given:
+- `tpu`: tensor programs closer to minimalloc's A-K: operators' outputs living to a
+  consumer a few operators on, and over a third of the buffers long-lived with
+  staggered lifetimes (a quarter to half of the program at 120 buffers, 20-150
+  operators from 500), sizes log-uniform from 2 KiB to 1 MiB mixed in both; the
+  best greedy plan is 0-20% above the bound (seeds 1-3; A-F: 12-37%);
+- `tpu-easy` (not generated unless asked, `--kinds`): the kind of the first table in
+  docs/benchmarks.md, a sequence of operators with skip connections, a few
+  long-lived buffers, sizes 1-640 KiB (22-35 buffers live at the busiest moment;
+  with seed 1 the greedy plan fits all nine at the bound);
 - `uni`: uniformly random intervals and sizes (1-100 KiB, in KiB).
 Each kind and size gets three capacities: memplan's lower bound on the peak, that
 +1% and +3% (so some at the bound may not fit at all). The instance itself does
@@ -20,8 +25,10 @@ not depend on the capacity: one problem, three files.
 `run` times, for every CSV of DIR, `memplan pack FILE --exact --summary` (this
 checkout's sources, a fresh interpreter each time) and minimalloc's solver
 (`--capacity=C --input=F --output=O`) alternately, N times each, and prints the
-medians: the solve time memplan reports, memplan's process CPU (user + system of
-the child), minimalloc's process CPU, and the wall time of each. "fit" says
+medians: the solve time memplan reports (wall, and its "solve CPU"), memplan's
+process CPU (user + system of the child), minimalloc's process CPU, and the wall
+time of each. "greedy / bound" is memplan's whole greedy portfolio's best peak over
+the lower bound (how hard the instance is for a greedy start). "fit" says
 whether each fitted the capacity (memplan: status line; minimalloc: a plan that
 memplan's validator accepts), "no" a proof that nothing fits, "timeout" a kill at
 --timeout seconds (a run that times out is not repeated). "past start-up" is memplan's
@@ -47,10 +54,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 KIB = 1024
+LONG_SHARE = 1.6
 
 
-def tpu_instance(n: int, rng: random.Random) -> list[tuple[int, int, int]]:
-    """(lower, upper, size) of n buffers of an A-K-like tensor program."""
+def tpu_easy_instance(n: int, rng: random.Random) -> list[tuple[int, int, int]]:
+    """(lower, upper, size) of n buffers of a tensor program easier than A-K: its
+    greedy plan fits at the bound (the first table of docs/benchmarks.md's section)."""
     buffers = []
     steps = max(n - min(max(n // 40, 3), 10), 2)  # an output per operator, the rest long-lived
     for step in range(steps):
@@ -73,6 +82,30 @@ def tpu_instance(n: int, rng: random.Random) -> list[tuple[int, int, int]]:
     return buffers
 
 
+def tpu_instance(n: int, rng: random.Random) -> list[tuple[int, int, int]]:
+    """(lower, upper, size) of n buffers of a tensor program closer to A-K: operators'
+    outputs living to a consumer a few operators on, and a quarter of the buffers
+    long-lived (weights, activations kept for later layers) with staggered lifetimes of
+    20-150 operators, about 40 buffers live at once at any size (A-E: 41-45), sizes
+    log-uniform from 2 KiB to 1 MiB for both, so that large and small blocks of every
+    lifetime interleave."""
+    buffers = []
+    steps = max(round(n / LONG_SHARE), 2)
+    for step in range(steps):
+        last = min(step + 1 + int(rng.expovariate(1 / 3)), steps)
+        buffers.append((step, last + 1, _log_kib(rng, 2, 1024)))
+    while len(buffers) < n:
+        length = rng.randint(min(20, steps // 4), min(150, steps // 2))
+        start = rng.randint(0, steps - length)
+        buffers.append((start, start + length, _log_kib(rng, 2, 1024)))
+    rng.shuffle(buffers)
+    return buffers
+
+
+def _log_kib(rng: random.Random, low: int, high: int) -> int:
+    return int(math.exp(rng.uniform(math.log(low), math.log(high)))) * KIB
+
+
 def uni_instance(n: int, rng: random.Random) -> list[tuple[int, int, int]]:
     """(lower, upper, size) of n uniformly random intervals and sizes."""
     horizon = 10 * n
@@ -84,15 +117,16 @@ def uni_instance(n: int, rng: random.Random) -> list[tuple[int, int, int]]:
     return buffers
 
 
-KINDS = {"tpu": tpu_instance, "uni": uni_instance}
+KINDS = {"tpu": tpu_instance, "uni": uni_instance, "tpu-easy": tpu_easy_instance}
 MARGINS = (("bound", 0.0), ("1pct", 0.01), ("3pct", 0.03))
 
 
-def generate(folder: Path, seed: int, sizes: list[int]) -> None:
+def generate(folder: Path, seed: int, sizes: list[int], kinds: list[str]) -> None:
     from memplan.pack import Buffer, Problem, lower_bound
 
     folder.mkdir(parents=True, exist_ok=True)
-    for kind, make in KINDS.items():
+    for kind in kinds:
+        make = KINDS[kind]
         for n in sizes:
             rng = random.Random(f"{kind}-{n}-{seed}")
             rows = make(n, rng)
@@ -132,11 +166,14 @@ def memplan_once(path: Path, timeout: float, src: Path) -> dict:
         [sys.executable, "-m", "memplan", "pack", str(path), "--exact", "--summary"],
         timeout, env)
     if code is None:
-        return {"fit": "timeout", "cpu": cpu, "wall": wall, "solve": math.nan}
+        return {"fit": "timeout", "cpu": cpu, "wall": wall, "solve": math.nan,
+                "solve_cpu": math.nan}
     solve = re.search(r"^solve time\s+([\d.]+) s", text, re.M)
+    solve_cpu = re.search(r"^solve CPU\s+([\d.]+) s", text, re.M)
     fits = re.search(r"^fits capacity\s+(\w+)", text, re.M)
     return {"fit": fits.group(1) if fits else f"exit {code}", "cpu": cpu, "wall": wall,
-            "solve": float(solve.group(1)) if solve else math.nan}
+            "solve": float(solve.group(1)) if solve else math.nan,
+            "solve_cpu": float(solve_cpu.group(1)) if solve_cpu else math.nan}
 
 
 def minimalloc_once(binary: Path, path: Path, capacity: int, timeout: float) -> dict:
@@ -162,15 +199,16 @@ def median(runs: list[dict], key: str) -> float:
 
 def run(folder: Path, binary: Path, repeat: int, timeout: float, only: str | None,
         src: Path) -> None:
+    from memplan.pack import lower_bound, pack, read_problem
     from memplan.pack.csvio import capacity_from_name
 
     tiny = REPO / "tests" / "data" / "minimalloc" / "example.12.csv"
     start_up = statistics.median(memplan_once(tiny, timeout, src)["cpu"] for _ in range(repeat))
     print(f"memplan's start-up: {start_up:.3f} s CPU (`pack {tiny.name} --exact`, median)\n")
-    print("| instance | capacity | fit memplan / minimalloc | memplan solve s "
-          "| memplan process CPU s | past start-up | minimalloc CPU s "
+    print("| instance | capacity | greedy / bound | fit memplan / minimalloc | memplan solve s "
+          "| memplan solve CPU s | memplan process CPU s | past start-up | minimalloc CPU s "
           "| wall s memplan / minimalloc | solve <= max(minimalloc CPU, 0.02) |")
-    print("| --- " * 9 + "|")
+    print("| --- " * 11 + "|")
     met = total = 0
     for path in sorted(folder.glob("*.csv")):
         if only and only not in path.name:
@@ -184,6 +222,8 @@ def run(folder: Path, binary: Path, repeat: int, timeout: float, only: str | Non
             if not theirs or theirs[-1]["fit"] != "timeout":
                 theirs.append(minimalloc_once(binary, path, capacity, timeout))
         solve, cpu_m = median(ours, "solve"), median(theirs, "cpu")
+        problem = read_problem(path)
+        greedy = pack(problem).peak / lower_bound(problem)  # the whole portfolio's best
         cpu_ours = median(ours, "cpu")
         if theirs[-1]["fit"] == "timeout":  # its CPU is only what it spent until killed
             verdict = "- (minimalloc timed out)"
@@ -193,12 +233,38 @@ def run(folder: Path, binary: Path, repeat: int, timeout: float, only: str | Non
             total += 1
             verdict = "yes" if ok else "no"
         name = path.name.rsplit(".", 2)[0]
-        print(f"| {name} | {capacity} | {ours[-1]['fit']} / {theirs[-1]['fit']} "
-              f"| {solve:.3f} | {cpu_ours:.3f} | {cpu_ours - start_up:.3f} | {cpu_m:.3f} "
+        print(f"| {name} | {capacity} | {greedy:.4f} | {ours[-1]['fit']} / {theirs[-1]['fit']} "
+              f"| {solve:.3f} | {median(ours, 'solve_cpu'):.3f} | {cpu_ours:.3f} "
+              f"| {cpu_ours - start_up:.3f} | {cpu_m:.3f} "
               f"| {median(ours, 'wall'):.2f} / {median(theirs, 'wall'):.2f} "
               f"| {verdict} |", flush=True)
     print(f"\nmemplan's solve time at most minimalloc's CPU (or 0.02 s): {met} of {total} "
           "(instances minimalloc fitted or refused within the timeout)")
+
+
+def rank(seeds: list[int], sizes: list[int]) -> None:
+    """How often each greedy strategy reaches the lowest peak of all (ties count for
+    each) on A-F and the tpu and uni kinds of these seeds: FIT_FIRST's order."""
+    from collections import Counter
+
+    from memplan.pack import Buffer, Problem, read_problem
+    from memplan.pack.greedy.heuristics import greedy_runs
+
+    problems = [read_problem(path) for path in sorted(
+        (REPO / "tests" / "data" / "minimalloc").glob("[A-F].*.csv"))]
+    for kind in ("tpu", "uni"):
+        for n in sizes:
+            for seed in seeds:
+                rows = KINDS[kind](n, random.Random(f"{kind}-{n}-{seed}"))
+                problems.append(Problem([Buffer(str(i), lo, up, size)
+                                         for i, (lo, up, size) in enumerate(rows)]))
+    wins: Counter = Counter()
+    for problem in problems:
+        runs = greedy_runs(problem)
+        lowest = min(r.peak for r in runs)
+        wins.update(f"{r.order_name}/{r.fit}" for r in runs if r.peak == lowest)
+    for name, count in wins.most_common():
+        print(f"{name:22s} lowest on {count} of {len(problems)}")
 
 
 def main() -> int:
@@ -208,6 +274,7 @@ def main() -> int:
     gen.add_argument("directory", type=Path)
     gen.add_argument("--seed", type=int, default=1)
     gen.add_argument("--sizes", type=int, nargs="+", default=[120, 500, 2000])
+    gen.add_argument("--kinds", nargs="+", choices=list(KINDS), default=["tpu", "uni"])
     timing = sub.add_parser("run", help="time memplan and minimalloc on them")
     timing.add_argument("directory", type=Path)
     timing.add_argument("--minimalloc", type=Path, required=True, metavar="BINARY")
@@ -216,9 +283,14 @@ def main() -> int:
     timing.add_argument("--only", default=None, help="only files whose name contains this")
     timing.add_argument("--src", type=Path, default=REPO / "src",
                         help="memplan's sources to time (default: this checkout's)")
+    ranking = sub.add_parser("rank", help="rank the greedy strategies (FIT_FIRST)")
+    ranking.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    ranking.add_argument("--sizes", type=int, nargs="+", default=[120, 500, 2000])
     args = parser.parse_args()
-    if args.command == "generate":
-        generate(args.directory, args.seed, args.sizes)
+    if args.command == "rank":
+        rank(args.seeds, args.sizes)
+    elif args.command == "generate":
+        generate(args.directory, args.seed, args.sizes, args.kinds)
     else:
         run(args.directory, args.minimalloc, args.repeat, args.timeout, args.only, args.src)
     return 0

@@ -335,3 +335,51 @@ def test_sweep_matches_its_definitions(seed: int) -> None:
     for i in range(len(problem.buffers)):
         row = got.overlaps[got.overlap_ptr[i]: got.overlap_ptr[i + 1]].tolist()
         assert row == sorted(meets[i])
+
+
+# --- fit first: `--exact` with a capacity stops the greedy start at its first fit ----
+
+def _zero_waste_12() -> Problem:
+    from test_pack_core import ZERO_WASTE_12
+
+    return Problem([Buffer(str(i), s, e, size) for i, (s, e, size) in enumerate(ZERO_WASTE_12)])
+
+
+def test_fit_first_returns_a_fitting_plan_and_minimize_the_portfolio_best():
+    # Duration and area orders give 1088, only conflicts' reaches the bound, 1024.
+    problem = _zero_waste_12()
+    asked = Problem(problem.buffers, capacity=1088)
+    fitted = pack(asked, PackOptions(exact=True))
+    validate(asked, fitted.solution)
+    assert (fitted.peak, fitted.status) == (1088, PlanStatus.GAP)  # fits, not proven minimal
+    for options in (PackOptions(minimize=True), PackOptions(exact=True, minimize=True)):
+        best = pack(asked, options)
+        assert (best.peak, best.status) == (1024, PlanStatus.AT_BOUND)
+    assert pack(problem, PackOptions(exact=True)).peak == 1024  # no capacity: the lowest
+    at_bound = pack(Problem(problem.buffers, capacity=1024), PackOptions(exact=True))
+    assert (at_bound.peak, at_bound.status) == (1024, PlanStatus.AT_BOUND)
+
+
+@given(st.lists(st.tuples(st.integers(0, 20), st.integers(1, 10), st.integers(1, 64)),
+                min_size=1, max_size=14), st.floats(0.0, 0.4))
+@settings(max_examples=60, deadline=None)
+def test_fit_first_stops_at_the_first_strategy_that_fits(rows, slack):
+    from memplan.pack.greedy.heuristics import FIT_FIRST, greedy_runs
+
+    problem = Problem([Buffer(str(i), s, s + length, size)
+                       for i, (s, length, size) in enumerate(rows)])
+    capacity = int(lower_bound(problem) * (1 + slack))
+    runs = greedy_runs(problem, fit=capacity)
+    names = [(r.order_name, r.fit) for r in runs]
+    fitting = [r.peak <= capacity for r in runs]
+    if any(fitting):
+        assert names == list(FIT_FIRST[:len(names)])  # tried in the ranked order
+        assert fitting == [False] * (len(runs) - 1) + [True]  # ... up to the first fit
+    else:
+        assert len(runs) == len(FIT_FIRST)
+    result = pack(Problem(problem.buffers, capacity=capacity), PackOptions(exact=True))
+    validate(problem, result.solution, check_capacity=False)
+    if result.status is not PlanStatus.INFEASIBLE:
+        assert result.fits
+        assert result.status in (PlanStatus.AT_BOUND, PlanStatus.GAP, PlanStatus.OPTIMAL)
+        assert (result.status is PlanStatus.AT_BOUND) == (result.peak <= lower_bound(problem))

@@ -214,6 +214,19 @@ def portfolio(buffers: int) -> list[tuple[str, str]]:
     return all_strategies()
 
 
+# Asked only to fit a capacity (`pack --exact`), the portfolio stops at the first plan
+# that fits, trying first the strategies that most often gave the lowest peak: ranked by
+# how often each reached the lowest of all fourteen (ties counted for each) on A-F and
+# seeds 1-3 of benchmarks/pack_instances.py's tpu and uni kinds at 120, 500 and 2,000
+# buffers (24 instances; `python benchmarks/pack_instances.py rank`; the four never
+# lowest there last, roughly by their mean peak). minimalloc, too, stops at its first fit.
+FIT_FIRST = (("size-start", "first-fit"), ("size", "first-fit"), ("breadth", "first-fit"),
+             ("breadth", "best-fit"), ("size-start", "best-fit"), ("size", "best-fit"),
+             ("area", "best-fit"), ("area", "first-fit"), ("duration", "best-fit"),
+             ("start", "best-fit"), ("duration", "first-fit"), ("conflicts", "best-fit"),
+             ("conflicts", "first-fit"), ("start", "first-fit"))
+
+
 @dataclass(frozen=True)
 class GreedyRun:
     order_name: str
@@ -224,8 +237,13 @@ class GreedyRun:
     seconds: float
 
 
-def greedy_runs(problem: Problem, workers: int | None = None) -> list[GreedyRun]:
+def greedy_runs(problem: Problem, workers: int | None = None,
+                fit: int | None = None) -> list[GreedyRun]:
     """The runs of the problem's `portfolio`, in its order.
+
+    With `fit` (a capacity), the runs go in FIT_FIRST's order and stop after the
+    first `workers` at a time that holds a plan peaking at most `fit`; all of them
+    run when none does (and only then are they kept for `improve.py`).
 
     Runs go `workers` at a time (default: from GREEDY_THREADS_FROM buffers, one
     per core, at most GREEDY_WORKERS) on threads where the compiled core does
@@ -256,16 +274,35 @@ def greedy_runs(problem: Problem, workers: int | None = None) -> list[GreedyRun]
                          time.perf_counter() - started)
 
     strategies = portfolio(len(arrays.sizes))
-    for order_name, _ in strategies:
-        if order_name not in orders:
-            orders[order_name] = ORDERS[order_name](arrays)
-    if workers == 1:
-        runs = [run(*strategy) for strategy in strategies]
-    else:
+    if fit is not None:
+        strategies.sort(key=FIT_FIRST.index)
+    # Runs go in batches of `workers`, each batch's orders computed first (lazily: a
+    # fit may end the runs before the costlier orders are needed).
+    runs: list[GreedyRun] = []
+    batch = workers if fit is not None else len(strategies)
+    pool = None
+    if workers > 1:
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            runs = list(pool.map(lambda strategy: run(*strategy), strategies))
+        pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        for first in range(0, len(strategies), batch):
+            chunk = strategies[first:first + batch]
+            for order_name, _ in chunk:
+                if order_name not in orders:
+                    orders[order_name] = ORDERS[order_name](arrays)
+            if pool is None:
+                runs.extend(run(*strategy) for strategy in chunk)
+            else:
+                runs.extend(pool.map(lambda strategy: run(*strategy), chunk))
+            if fit is not None and min(r.peak for r in runs) <= fit:
+                return runs
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    if fit is not None:  # none fits: all ran, listed and kept as without `fit`
+        by_name = {(r.order_name, r.fit): r for r in runs}
+        runs = [by_name[strategy] for strategy in portfolio(len(arrays.sizes))]
     with _kept_lock:  # parts may be packed on threads side by side
         _kept_runs[id(problem)] = (problem, runs)  # kept alive, the problem keeps its id
         while len(_kept_runs) > RUNS_KEPT:
@@ -278,21 +315,25 @@ _kept_runs: dict[int, tuple[Problem, list[GreedyRun]]] = {}
 _kept_lock = threading.Lock()
 
 
-def pack_heuristic(problem: Problem, workers: int | None = None) -> Solution:
-    """The lowest peak of `greedy_runs` (first listed wins ties)."""
-    best = min(greedy_runs(problem, workers), key=lambda run: run.peak)
+def pack_heuristic(problem: Problem, workers: int | None = None,
+                   fit: int | None = None) -> Solution:
+    """The lowest peak of `greedy_runs` (first listed wins ties); with `fit`, of the
+    runs up to the first plan that fits it."""
+    best = min(greedy_runs(problem, workers, fit), key=lambda run: run.peak)
     return Solution(tuple(best.offsets.tolist()), strategy=f"{best.order_name}/{best.fit}")
 
 
-def pack_by_parts(problem: Problem, parts: list[Part] | None = None) -> Solution:
+def pack_by_parts(problem: Problem, parts: list[Part] | None = None,
+                  fit: int | None = None) -> Solution:
     """The best strategy of each time partition (`parts.split`), identical parts packed
     once. Parts do not interact, and a strategy places each part as it would alone, so
     this is never worse than the best single strategy over the whole, and cheaper: a
-    million buffers in 16 parts pack in less CPU and half the memory."""
+    million buffers in 16 parts pack in less CPU and half the memory. With `fit` (a
+    capacity), each part stops at its first plan that fits it (`greedy_runs`)."""
     if parts is None:
         parts = split(problem)
     if len(parts) == 1:
-        return pack_heuristic(problem)
+        return pack_heuristic(problem, fit=fit)
     distinct: dict[tuple, Part] = {}
     for part in parts:
         distinct.setdefault(part.signature(), part)
@@ -304,10 +345,10 @@ def pack_by_parts(problem: Problem, parts: list[Part] | None = None) -> Solution
 
         workers = min(GREEDY_WORKERS, os.cpu_count() or 1)
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            packed = list(pool.map(lambda p: pack_heuristic(p.problem, workers=1),
+            packed = list(pool.map(lambda p: pack_heuristic(p.problem, workers=1, fit=fit),
                                    distinct.values()))
     else:
-        packed = [pack_heuristic(p.problem) for p in distinct.values()]
+        packed = [pack_heuristic(p.problem, fit=fit) for p in distinct.values()]
     done = {key: part.shared(plan)
             for (key, part), plan in zip(distinct.items(), packed, strict=True)}
     plans = [part.own(done[part.signature()]) for part in parts]

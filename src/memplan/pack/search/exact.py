@@ -138,7 +138,10 @@ def solve_exact(
     given = initial is not None
     parts = split(problem)
     if initial is None:
-        initial = pack_by_parts(problem, parts)
+        # Asked to fit a capacity, the greedy start stops at its first plan that fits
+        # (the answer asked for; `minimize` wants the lowest).
+        fit = None if minimize or capacity is None else capacity
+        initial = pack_by_parts(problem, parts, fit)
     if on_progress is not None:
         on_progress(initial.peak(problem), lower_bound(problem))
     # Every plan returned is validated: by parts, the merged plan at the end.
