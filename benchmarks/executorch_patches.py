@@ -4,7 +4,7 @@ bound and ExecuTorch's memory pools before and after.
     python benchmarks/executorch_patches.py [--max-recompute R] [--only NAME ...]
 
 The models are float32 CNNs exported here with torch.export (random weights, eval mode):
-five-layer CNNs at 224x224 in a few shapes (strides, channels, a max pool), and
+five-layer CNNs at 224x224 in a few shapes (strides, channels, a max pool, batch norm), and
 torchvision's MobileNetV2 at widths 0.35 and 1.0. For each: `rewrite_patches` chooses the
 split point and grid within the recompute budget; both programs are lowered by ExecuTorch
 with its own planner (`greedy`), so the pools compared are ExecuTorch's, and run by
@@ -28,10 +28,12 @@ from memplan.runtimes.executorch import patches
 from memplan.runtimes.executorch.program import Planner, identical, lower, run
 
 
-def cnn5(channels=(16, 32, 64, 64, 128), strides=(2, 2, 2, 2, 2), pool: bool = False):
+def cnn5(channels=(16, 32, 64, 64, 128), strides=(2, 2, 2, 2, 2), pool: bool = False,
+         batch_norm: bool = False):
     layers, c = [], 3
     for i, (out, s) in enumerate(zip(channels, strides, strict=True)):
-        layers += [nn.Conv2d(c, out, 3, s, 1), nn.ReLU()]
+        layers += [nn.Conv2d(c, out, 3, s, 1), *([nn.BatchNorm2d(out)] if batch_norm else []),
+                   nn.ReLU()]
         if pool and i == 0:
             layers.append(nn.MaxPool2d(3, 2, 1))
         c = out
@@ -49,6 +51,8 @@ MODELS = {
     "cnn5_224_s1": (lambda: cnn5(strides=(1, 2, 2, 2, 2)), 224),
     "cnn5_224_wide": (lambda: cnn5((32, 64, 128, 128, 256)), 224),
     "cnn5_224_pool": (lambda: cnn5(pool=True), 224),
+    "cnn5_224_c8": (lambda: cnn5((8, 16, 32, 32, 64)), 224),
+    "cnn5_224_bn": (lambda: cnn5(batch_norm=True), 224),
     "mobilenet_v2_0.35_96": (lambda: mobilenet_v2(0.35), 96),
     "mobilenet_v2_0.35_160": (lambda: mobilenet_v2(0.35), 160),
     "mobilenet_v2_0.35_224": (lambda: mobilenet_v2(0.35), 224),

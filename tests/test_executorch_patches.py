@@ -56,6 +56,8 @@ def _same_outputs(original, rewritten) -> bool:
 @pytest.mark.parametrize(("build", "split_after", "grid"), [
     (Residual, 6, 3),  # conv, relu, dw conv, bn, relu6 (hardtanh), add, max pool
     (_cnn3, 4, 2),  # strides and a 5x5 kernel: uneven halos at the border
+    (_cnn3, 4, (3, 1)),  # rows only: one cat, halos on the height alone
+    (Residual, 6, (2, 3)),
 ])
 def test_a_forced_split_runs_with_the_same_bytes(build, split_after, grid):
     exported = _export(build())
@@ -106,6 +108,25 @@ def test_patches_through_the_command(tmp_path, capsys):
     assert document["arenas"][0]["lower_bound"] < document["original_lower_bound"]
     assert document["check"]["identical"] is True
     assert out.exists()
+
+
+def test_the_command_folds_a_transposed_weight_that_sets_the_bound(tmp_path, capsys):
+    """ExecuTorch's default lowering transposes a linear layer's weight at run time into a
+    planned tensor; here it outweighs the activations, so without folding it the bound
+    would not drop and the patches would not be kept."""
+    from memplan.cli import main
+
+    model = nn.Sequential(*list(_cnn3())[:-1], nn.Linear(16, 12000))  # 768,000 B weight
+    path, out = tmp_path / "cnn.pt2", tmp_path / "out.pte"
+    torch.export.save(_export(model, 64), path)
+    assert main(["plan", str(path), "--rewrite", "patches", "-o", str(out), "--json",
+                 "--check-run", "--time-limit", "0"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (done,) = document["rewrites"]
+    assert done["kept"], done
+    assert document["original_lower_bound"] < 768_000
+    assert any("constant propagation" in n for n in document["notes"])
+    assert document["check"]["identical"] is True
 
 
 def test_a_patched_program_with_other_outputs_is_not_written(tmp_path, monkeypatch, capsys):

@@ -96,15 +96,23 @@ def cuts(size: int, parts: int) -> list[int]:
     return [round(k * size / parts) for k in range(parts + 1)]
 
 
-def patches(height: int, width: int, grid: int) -> list[list[Region]]:
+Grid = int | tuple[int, int]  # P (P x P patches) or (rows of patches, columns)
+
+
+def grid_shape(grid: Grid) -> tuple[int, int]:
+    return (grid, grid) if isinstance(grid, int) else grid
+
+
+def patches(height: int, width: int, grid: Grid) -> list[list[Region]]:
     """The grid's patches of a height x width output, by row of patches."""
-    return [[(h0, h1, w0, w1) for w0, w1 in pairwise(cuts(width, grid))]
-            for h0, h1 in pairwise(cuts(height, grid))]
+    rows, cols = grid_shape(grid)
+    return [[(h0, h1, w0, w1) for w0, w1 in pairwise(cuts(width, cols))]
+            for h0, h1 in pairwise(cuts(height, rows))]
 
 
-def patched_macs(stage: Sequence[StageOp], grid: int, shapes: Mapping[int, tuple[int, int]],
+def patched_macs(stage: Sequence[StageOp], grid: Grid, shapes: Mapping[int, tuple[int, int]],
                  per_position: Mapping[int, int]) -> int:
-    """Multiply-accumulates of the stage run as grid x grid patches: per patch, each
+    """Multiply-accumulates of the stage run as the grid's patches: per patch, each
     operator's computed area times its multiply-accumulates per output position
     (`per_position`, by operator index; 0 when absent)."""
     total = 0
@@ -131,24 +139,44 @@ class Candidate:
     bound: int  # the lower bound of the schedule with the stage patched
     stage_macs: int  # of the patched stage
     stage: list[StageOp]
-    grid: int
+    grid: Grid  # an int unless the search was `rectangular`
 
 
 def search_grids(stages: Sequence[list[StageOp]], *, max_recompute: float, max_grid: int,
                  stage_macs: Callable[[list[StageOp]], int],
-                 measure: Callable[[list[StageOp], int], tuple[int, int]],
-                 output_size: Callable[[list[StageOp]], tuple[int, int]]) -> list[Candidate]:
+                 measure: Callable[[list[StageOp], Grid], tuple[int, int]],
+                 output_size: Callable[[list[StageOp]], tuple[int, int]],
+                 rectangular: bool = False) -> list[Candidate]:
     """Every split point and square grid from 2 x 2 up whose patched stage stays within
     (1 + `max_recompute`) of the stage's multiply-accumulates, lowest bound (then fewest
     multiply-accumulates, then the coarsest grid) first. `measure(stage, grid)` is the
-    candidate's (bound, patched stage multiply-accumulates)."""
+    candidate's (bound, patched stage multiply-accumulates). With `rectangular`, every
+    P x Q grid (rows of patches x columns, each up to `max_grid`, 1 x 1 left out) instead,
+    `grid` a (P, Q) pair: rows only (P x 1) concatenate once and recompute halo on one
+    axis; on a tie of bound and multiply-accumulates the fewest patches win, so a
+    rectangle is chosen only where it does better than the squares."""
     found = []
     for stage in stages:
         whole = stage_macs(stage)
         height, width = output_size(stage)
-        for grid in range(2, min(max_grid, height, width) + 1):
-            bound, macs = measure(stage, grid)
-            if macs > (1 + max_recompute) * whole:
-                break  # a finer grid recomputes more halo
-            found.append(Candidate(bound, macs, stage, grid))
-    return sorted(found, key=lambda c: (c.bound, c.stage_macs, c.grid))
+        if not rectangular:
+            for grid in range(2, min(max_grid, height, width) + 1):
+                bound, macs = measure(stage, grid)
+                if macs > (1 + max_recompute) * whole:
+                    break  # a finer grid recomputes more halo
+                found.append(Candidate(bound, macs, stage, grid))
+            continue
+        for rows in range(1, min(max_grid, height) + 1):
+            for cols in range(1, min(max_grid, width) + 1):
+                if rows == cols == 1:
+                    continue
+                bound, macs = measure(stage, (rows, cols))
+                if macs > (1 + max_recompute) * whole:
+                    break  # more columns recompute more halo
+                found.append(Candidate(bound, macs, stage, (rows, cols)))
+    return sorted(found, key=lambda c: (c.bound, c.stage_macs, _count(c.grid), c.grid))
+
+
+def _count(grid: Grid) -> int:
+    rows, cols = grid_shape(grid)
+    return rows * cols

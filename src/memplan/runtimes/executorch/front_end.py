@@ -49,6 +49,10 @@ class _Source:
     # The program as read, when `exported` is a rewrite of it (`--rewrite`): what
     # --check-run runs the written program against.
     given: Any = None
+    # Lowered with ExecuTorch's constant propagation (`--rewrite`): weight-only subgraphs,
+    # such as the transpose edge lowering puts before a linear layer's addmm, become
+    # constants instead of planned tensors that would set the bound by themselves.
+    fold: bool = False
 
 
 class ExecutorchFrontEnd:
@@ -75,7 +79,8 @@ class ExecutorchFrontEnd:
         return ModelView(path, self.name, (),
                          source=_Source(specialise(path, et_program.load_exported(path),
                                                    dict(options.dims)), pools,
-                                        step=options.step))
+                                        step=options.step,
+                                        fold=bool(options.rewrites and options.rewrites.kinds)))
 
     def lower(self, view: ModelView, planner: ArenaPlanner) -> tuple[ModelView, bytes]:
         source: _Source = view.source
@@ -84,7 +89,7 @@ class ExecutorchFrontEnd:
         source.step("lowering with ExecuTorch (to_edge, to_executorch; memplan plans in its hook)")
         try:
             lowered = et_program.lower_with(source.exported, et_program.Planner.MEMPLAN,
-                                            planning)
+                                            planning, fold_constants=source.fold)
         except et_planning.PlanningError as err:
             raise BudgetError(f"{view.path}: {err}") from None
         top = algo.calls - 1
@@ -111,9 +116,14 @@ class ExecutorchFrontEnd:
         if algo.calls > 1:
             notes.append(f"{algo.calls - 1} control-flow submodule(s) planned first; their "
                          "bytes are reserved at the bottom of the arenas shown")
+        if source.fold:
+            notes.append("lowered with ExecuTorch's constant propagation (--rewrite): "
+                         "weight-only subgraphs (a linear layer's transposed weight) are "
+                         "constants, not planned tensors; --check-run compares with the "
+                         "program as given, lowered without it")
         planned = ModelView(view.path, self.name, arenas, tuple(notes), details,
                             _Source(source.exported, source.pools, algo, source.step,
-                                    source.given), algo.operators)
+                                    source.given, source.fold), algo.operators)
         return planned, lowered.program
 
     def write(self, view: ModelView, offsets: Offsets) -> bytes | None:

@@ -3,7 +3,7 @@ ExecuTorch (the geometry is `plan/patches.py`, shared with TFLM's rewrite).
 
 The stage is a prefix of the exported graph's operators, of convolutions, pooling and
 elementwise operators on [N, C, H, W] tensors, that reads one user input and hands one
-tensor (the split tensor) to the rest. Its output is cut into a P x P grid of patches;
+tensor (the split tensor) to the rest. Its output is cut into a P x Q grid of patches;
 per patch, the rewritten graph holds, with operators the exported graph already speaks:
 - `aten.slice.Tensor` of the region each operator reads (on H, then W), the receptive
   field of the patch walked back through the stage;
@@ -37,11 +37,13 @@ import torch
 
 from ...plan.order import Graph, Step, order_peak
 from ...plan.patches import (
+    Grid,
     Kind,
     StageOp,
     Window,
     border_pads,
     clip,
+    grid_shape,
     patched_macs,
     patches,
     regions,
@@ -332,7 +334,7 @@ class _Builder:
         return node
 
 
-def _patched(p: _Program, stage: list[_Described], grid: int) -> _Builder:
+def _patched(p: _Program, stage: list[_Described], grid: Grid) -> _Builder:
     b = _Builder(p)
     b.graph, b.env = start_graph(p)
     ops = [d.op for d in stage]
@@ -357,7 +359,7 @@ def _attr(name: str) -> str:
     return f"_c_{name}"
 
 
-def _emit_stage(b: _Builder, stage: list[StageOp], grid: int) -> Any:
+def _emit_stage(b: _Builder, stage: list[StageOp], grid: Grid) -> Any:
     p = b.p
     shapes = {i: p.shape(p.node(i))[2:] for op in stage for i in (*op.inputs, op.output)}
     split = stage[-1].output
@@ -406,6 +408,8 @@ def _emit_stage(b: _Builder, stage: list[StageOp], grid: int) -> Any:
         h = target[1] - target[0]
         strips.append(b.call(aten.cat.default, (pieces, 3), (n, channels, h, width), itemsize,
                              pieces) if len(pieces) > 1 else pieces[0])
+    if len(strips) == 1:  # one row of patches: its cat along W is the split tensor
+        return strips[0]
     return b.call(aten.cat.default, (strips, 2), (n, channels, height, width), itemsize, strips)
 
 
@@ -516,7 +520,7 @@ def rewrite_patches(exported: Any, *, max_recompute: float = 0.2,
     def shapes(stage: list[StageOp]) -> dict[int, tuple[int, int]]:
         return {i: p.shape(p.node(i))[2:] for op in stage for i in (*op.inputs, op.output)}
 
-    def measure(stage: list[StageOp], grid: int) -> tuple[int, int]:
+    def measure(stage: list[StageOp], grid: Grid) -> tuple[int, int]:
         macs = patched_macs(stage, grid, shapes(stage), per_position)
         if macs > (1 + max_recompute) * whole_macs(stage, shapes(stage), per_position):
             return 0, macs  # over the budget: the search stops here, the graph unbuilt
@@ -526,7 +530,7 @@ def rewrite_patches(exported: Any, *, max_recompute: float = 0.2,
     candidates = search_grids(
         stages, max_recompute=max_recompute, max_grid=max_grid,
         stage_macs=lambda s: whole_macs(s, shapes(s), per_position), measure=measure,
-        output_size=lambda s: p.shape(p.node(s[-1].output))[2:])
+        output_size=lambda s: p.shape(p.node(s[-1].output))[2:], rectangular=True)
     if not candidates:
         return PatchRewrite(None, f"no split point and grid within {max_recompute:.0%} more "
                             "multiply-accumulates in the stage", **unchanged)
@@ -538,7 +542,7 @@ def rewrite_patches(exported: Any, *, max_recompute: float = 0.2,
                    per_position)
 
 
-def _chosen(p: _Program, stage: list[_Described], grid: int, macs: int, before: int,
+def _chosen(p: _Program, stage: list[_Described], grid: Grid, macs: int, before: int,
             per_position: dict[int, int]) -> PatchRewrite:
     ops = [d.op for d in stage]
     shapes = {i: p.shape(p.node(i))[2:] for op in ops for i in (*op.inputs, op.output)}
@@ -547,21 +551,23 @@ def _chosen(p: _Program, stage: list[_Described], grid: int, macs: int, before: 
     built = _patched(p, stage, grid)
     bound = _bound(built, p)
     split = p.node(ops[-1].output)
+    rows, cols = grid_shape(grid)
     return PatchRewrite(export_graph(p, built.graph, built.env),
-                        f"stage of {len(ops)} operators run as {grid} x {grid} patches",
+                        f"stage of {len(ops)} operators run as {rows} x {cols} patches",
                         split.name, p.calls.index(split),
-                        (grid, grid), macs, macs - whole + after, whole, after, before, bound)
+                        (rows, cols), macs, macs - whole + after, whole, after, before, bound)
 
 
-def rewrite_at(exported: Any, split_after: int, grid: int) -> PatchRewrite:
-    """The program with call nodes 0..`split_after` run as `grid` x `grid` patches,
-    whatever it costs; ValueError when that prefix is not a stage."""
+def rewrite_at(exported: Any, split_after: int, grid: Grid) -> PatchRewrite:
+    """The program with call nodes 0..`split_after` run as the grid's patches (P x P, or
+    (rows, columns)), whatever it costs; ValueError when that prefix is not a stage."""
     p = _Program(exported)
     for stage in candidate_stages(p):
         if p.calls.index(p.node(stage[-1].op.output)) == split_after:
             _, _, height, width = p.shape(p.node(stage[-1].op.output))
-            if not 1 <= grid <= min(height, width):
-                raise ValueError(f"a {grid} x {grid} grid on a {height} x {width} output")
+            rows, cols = grid_shape(grid)
+            if not (1 <= rows <= height and 1 <= cols <= width):
+                raise ValueError(f"a {rows} x {cols} grid on a {height} x {width} output")
             per_position = {d.op.index: d.macs_per_position for d in stage}
             return _chosen(p, stage, grid, model_macs(p), _original_bound(p), per_position)
     raise ValueError(f"operators 0..{split_after} are not a stage that runs patch by patch")

@@ -114,13 +114,16 @@ def _planning(planner: Planner, pools: Sequence[ArenaPool], time_limit: float | 
 
 
 def lower_with(exported: torch.export.ExportedProgram, planner: Planner,
-               planning: MemoryPlanningPass, graph_fixes: bool = False) -> Lowered:
-    """Lower a copy of `exported` with this memory-planning pass (see `lower`)."""
+               planning: MemoryPlanningPass, graph_fixes: bool = False,
+               fold_constants: bool = False) -> Lowered:
+    """Lower a copy of `exported` with this memory-planning pass (see `lower`);
+    `fold_constants` turns on ExecuTorch's constant propagation alone (no reinplace)."""
     algo: MemplanAlgorithm | None = None
     if planner is Planner.MEMPLAN:
         algo = planning.memory_planning_algo.algo_list[0]
     config = ExecutorchBackendConfig(
-        memory_planning_pass=planning, do_quant_fusion_and_const_prop=graph_fixes,
+        memory_planning_pass=planning,
+        do_quant_fusion_and_const_prop=graph_fixes or fold_constants,
         run_reinplace_pass=graph_fixes)
     started = time.perf_counter()
     edge = to_edge(copy.deepcopy(exported), compile_config=EdgeCompileConfig())
