@@ -27,9 +27,10 @@ from ...buffers import Arena, BufferRequest, RuntimePlan
 from ...errors import InputError
 from ...pack import lower_bound
 from ...plan.contract import Measured, ModelView, Offsets, Progress, ReadOptions, RunCheck
-from .layout import Layout, align, pack_problem
+from .layout import Layout, align, pack_problem, stacked
 
 if TYPE_CHECKING:  # packs.py loads IREE's compiler, which a registry lookup must not
+    from .fold import FoldedAlloca
     from .packs import Pack
 
 _REFERENCE, _SPEC = "reference.vmfb", "run.json"
@@ -65,6 +66,16 @@ def pack_arena(pack: Pack, iree: Layout | None) -> Arena | str:
         runtime = RuntimePlan("IREE LayoutSlices", dict(enumerate(iree.offsets)),
                               {_arena_name(pack): iree.total})
     return Arena(_arena_name(pack), buffers, pack.config.offset_alignment, runtime)
+
+
+def _folded_note(pack: Pack, folded: list[FoldedAlloca], iree: Layout) -> str:
+    """What a folded arena is compared with: IREE's arena and its allocations apart."""
+    pieces = "; ".join(f"slice {f.slice}: {f.size:,} B at {f.location}, alive [0, {f.end}]"
+                       for f in folded)
+    return (f"{_arena_name(pack)}: {len(folded)} transient allocation(s) IREE makes apart "
+            f"from this region's arena (filled by an earlier region) folded into it as its "
+            f"last slice(s) ({pieces}); IREE's layout holds {iree.total:,} B across "
+            f"{len(folded) + 1} allocations, the figure memplan's one plan is compared with")
 
 
 def run_sizes(bounded: Mapping[str, Mapping[tuple[int, int], int]]
@@ -121,6 +132,11 @@ class IreeFrontEnd:
         if largest is not None:
             notes.append(largest)
         for i, (pack, iree) in enumerate(zip(program.packs, program.iree, strict=True)):
+            folded = [f for f in program.folded
+                      if (f.function, f.pack) == (pack.function, pack.index)]
+            if folded and iree is not None:
+                iree = stacked(iree, [f.size for f in folded], pack.config)
+                notes.append(_folded_note(pack, folded, iree))
             arena = pack_arena(pack, iree)
             if isinstance(arena, str):
                 notes.append(arena)
@@ -165,8 +181,10 @@ class IreeFrontEnd:
             function = program.packs[state["index"][name]].function
             bounds[function] = max(bounds.get(function, 0), bound)
         lines = []
+        folded = {f.function for f in program.folded}
         for before, after in zip(ip.invocation_peaks(program.allocas, iree),
-                                 ip.invocation_peaks(program.allocas, ours), strict=True):
+                                 ip.invocation_peaks(program.planned_allocas or program.allocas,
+                                                     ours), strict=True):
             if after.peak is None:
                 lines.append(f"invocation @{before.function}: a transient of runtime size, "
                              "no static peak")
@@ -174,10 +192,12 @@ class IreeFrontEnd:
             bound = bounds.get(before.function, 0)
             ratio = f" ({after.peak / bound:.3f}x)" if bound else ""
             was = f"IREE {before.peak:,} B, " if before.peak is not None else ""
+            scope = ("transients one region leaves to a later one folded into its arena's "
+                     "plan" if before.function in folded else
+                     "arenas are planned per region, not across them")
             lines.append(f"invocation @{before.function}: transient peak {was}memplan "
                          f"{after.peak:,} B{ratio} against a bound of {bound:,} B (the "
-                         f"largest arena's of @{before.function}); arenas are planned per "
-                         "region, not across them")
+                         f"largest arena's of @{before.function}); {scope}")
         return tuple(lines)
 
     def write(self, view: ModelView, offsets: Offsets) -> bytes:

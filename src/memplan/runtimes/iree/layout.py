@@ -100,3 +100,14 @@ def pack_problem(sizes: Sequence[int], slices: Sequence[PackSlice],
         Buffer(str(i), piece.start, piece.end + 1, align(size, config.range_alignment),
                config.offset_alignment)
         for i, (size, piece) in enumerate(zip(sizes, slices, strict=True))))
+
+
+def stacked(layout: Layout, sizes: Sequence[int], config: ResourceConfig = ResourceConfig()
+            ) -> Layout:
+    """`layout` with buffers IREE allocates apart from the arena set above it, in order: the
+    bytes IREE holds for all of them, as one layout (each apart, so nothing overlaps)."""
+    offsets, total = list(layout.offsets), layout.total
+    for size in sizes:
+        offsets.append(align(total, config.offset_alignment))
+        total = offsets[-1] + align(size, config.range_alignment)
+    return Layout(tuple(offsets), total)

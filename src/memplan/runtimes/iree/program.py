@@ -21,6 +21,7 @@ from . import packs as iree_packs
 from . import stages as iree_stages
 from .compare import RunInput, RunParameter
 from .entry import EntryPoint, entry_points, parameters
+from .fold import FoldedAlloca, fold_transients
 from .inputs import NUMPY_DTYPES
 from .layout import Layout, iree_layout
 from .packs import Pack, TransientAlloca
@@ -69,8 +70,12 @@ class IreeProgram:
     # What a run calls, with its inputs; a str: why the program cannot be run with random
     # inputs (a runtime-shaped input), which does not keep it from being planned.
     entries: tuple[EntryPoint, ...] | str
-    allocas: tuple[TransientAlloca, ...]
+    allocas: tuple[TransientAlloca, ...]  # as IREE allocates them (before any fold)
     stream: bytes = b""  # what IREE's stream phase printed, its own layout in it
+    # Allocations of their own folded into a pack as its last slices (`fold.py`): `module`
+    # and `packs` have them folded; `iree` and `allocas` are IREE's, without the fold.
+    folded: tuple[FoldedAlloca, ...] = ()
+    planned_allocas: tuple[TransientAlloca, ...] = ()  # `allocas` once folded
 
 
 def own_vmfb(program: IreeProgram) -> bytes:
@@ -90,8 +95,14 @@ def read_program(source: bytes, name: str, target: Target = LLVM_CPU) -> IreePro
         entries: tuple[EntryPoint, ...] | str = tuple(entry_points(module, name))
     except InputError as err:
         entries = err.reason
-    return IreeProgram(name, target, module, packs, layouts, reproduced, entries,
-                       tuple(iree_packs.transient_allocas(module)), stream)
+    allocas = tuple(iree_packs.transient_allocas(module))
+    # Everything IREE's is read; from here the module is the one memplan plans and writes.
+    folded = tuple(fold_transients(module))
+    if folded:
+        packs = tuple(iree_packs.read_packs(module))
+    return IreeProgram(name, target, module, packs, layouts, reproduced, entries, allocas,
+                       stream, folded, tuple(iree_packs.transient_allocas(module))
+                       if folded else allocas)
 
 
 def _iree_static_layout(pack: Pack) -> Layout | None:
