@@ -243,6 +243,8 @@ def run_cell(check: dict | None) -> str:
         return "not run"
     if check["identical"]:
         return "bit-identical"
+    if not check["ran"] and check["error"] is None:  # IREE's own .vmfb kept: nothing to run
+        return "not run (IREE's own kept)"
     return "DIFFERS" if check["ran"] else f"FAILED: {check['error']}"
 
 
