@@ -74,3 +74,14 @@ def test_program_folded_planned_at_one_bound_and_run() -> None:
     overlapping[2] = overlapping[0]  # slice 0 is [1, 2], the copy's [0, 1]
     bad = fe.write(plan.view, {good.name: overlapping})
     assert not check_run(fe, dataclasses.replace(plan, written=bad)).identical
+
+
+def test_a_transfers_flush_is_not_a_step() -> None:
+    """A flush (as a transfer lowers to) between the reader and the next command: counted
+    as a step, it would leave the reader none (at most 0, its slice starts at 1)."""
+    flush = "stream.cmd.flush %arg2[%c0 for %c128] : !stream.resource<external>{%c128}\n"
+    copy = "    stream.cmd.copy %arg1[%p#1], %arg1[%p#2]"
+    split = _splits()[0].replace(copy, "    " + flush + copy)
+    assert split != _splits()[0]
+    (folded,) = fold_transients(ir.Module.parse(split, ir.Context()))
+    assert folded.end == 1

@@ -36,8 +36,9 @@ ALLOCA = "stream.resource.alloca"
 DEALLOCA = "stream.resource.dealloca"
 EXECUTE = "stream.cmd.execute"
 PACK = "stream.resource.pack"
-# A transfer lowers to up to three commands; only its copy is counted as its step.
-_NOT_A_STEP = frozenset({"stream.cmd.invalidate", "stream.cmd.flush", "stream.yield"})
+# A transfer lowers to up to three commands; only its copy is counted as its step. Ops of
+# a region that are not commands (its terminator) are no step either.
+_NOT_A_STEP = frozenset({"stream.cmd.invalidate", "stream.cmd.flush"})
 # Index arithmetic an offset into a slice may go through (a subrange of the slice).
 _OFFSET_ARITHMETIC = frozenset({"arith.addi", "arith.subi", "arith.muli"})
 
@@ -167,19 +168,19 @@ def _last_step(region: ir.Operation, candidate: ir.Operation, pack: ir.Operation
     when the region's commands admit no numbering under the facts in the module's doc."""
     count = ir.DenseI32ArrayAttr(region.attributes["operandSegmentSizes"])[0]
     block = region.regions[0].blocks[0]
-    argument = next((block.arguments[i] for i, v in enumerate(list(region.operands)[:count])
-                     if v == candidate.results[0]), None)
+    arguments = [block.arguments[i] for i, v in enumerate(list(region.operands)[:count])
+                 if v == candidate.results[0]]
     bounds = list(ir.ArrayAttr(pack.attributes["lifetime_intervals"]))
     starts = [ir.IntegerAttr(b).value for b in bounds[0::2]]
     ends = [ir.IntegerAttr(b).value for b in bounds[1::2]]
-    steps = [op for op in block.operations if op.name not in _NOT_A_STEP]
+    steps = [op for op in block.operations
+             if op.name.startswith("stream.cmd.") and op.name not in _NOT_A_STEP]
     low, high, last = [], [], -1
     for position, op in enumerate(steps):
         reached = _slices_reached(op, pack)
         low.append(max((starts[j] for j in reached), default=0))
         high.append(min((ends[j] for j in reached), default=None))
-        if argument is not None and any(v == argument for inner in [op, *walk(op)]
-                                        for v in inner.operands):
+        if any(v in arguments for inner in [op, *walk(op)] for v in inner.operands):
             last = position
     # Strictly increasing steps: each bound narrowed by its neighbours'.
     for q in range(1, len(steps)):
