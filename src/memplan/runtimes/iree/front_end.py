@@ -70,8 +70,8 @@ def pack_arena(pack: Pack, iree: Layout | None) -> Arena | str:
 
 def _folded_note(pack: Pack, folded: list[FoldedAlloca], iree: Layout) -> str:
     """What a folded arena is compared with: IREE's arena and its allocations apart."""
-    pieces = "; ".join(f"slice {f.slice}: {f.size:,} B at {f.location}, alive [0, {f.end}]"
-                       for f in folded)
+    # No location: IREE's locations name its stdin, the text `--dim` may have rewritten.
+    pieces = "; ".join(f"slice {f.slice}: {f.size:,} B, alive [0, {f.end}]" for f in folded)
     return (f"{_arena_name(pack)}: {len(folded)} transient allocation(s) IREE makes apart "
             f"from this region's arena (filled by an earlier region) folded into it as its "
             f"last slice(s) ({pieces}); IREE's layout holds {iree.total:,} B across "
