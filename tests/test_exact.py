@@ -360,6 +360,41 @@ def test_fit_first_returns_a_fitting_plan_and_minimize_the_portfolio_best():
     assert (at_bound.peak, at_bound.status) == (1024, PlanStatus.AT_BOUND)
 
 
+def _first_two_miss() -> Problem:
+    """First fit in FIT_FIRST's first two strategies peaks at 22; start order with best
+    fit (tenth) at 21, the lowest of all fourteen (found by trying seeds)."""
+    rng = random.Random(9)
+    buffers = []
+    for i in range(12):
+        start = rng.randint(0, 10)
+        buffers.append(Buffer(str(i), start, start + rng.randint(1, 6), rng.randint(1, 8)))
+    return Problem(buffers, capacity=21)
+
+
+def test_paused_greedy_resumes_to_the_same_runs():
+    from memplan.pack.greedy.heuristics import FIT_FIRST, greedy_runs
+
+    problem = _first_two_miss()
+    paused = greedy_runs(problem, fit=21, upto=2)
+    assert [(r.order_name, r.fit) for r in paused] == list(FIT_FIRST[:2])
+    assert min(r.peak for r in paused) == 22
+    resumed = greedy_runs(problem, fit=21)
+    fresh = greedy_runs(Problem(problem.buffers, capacity=21), fit=21)
+    assert all(a is b for a, b in zip(resumed[:2], paused, strict=True))  # not run again
+    assert [(r.order_name, r.fit, r.peak) for r in resumed] == \
+        [(r.order_name, r.fit, r.peak) for r in fresh]
+    assert resumed[-1].peak == 21
+
+
+def test_the_greedy_floor_holds_when_the_search_cannot_run():
+    # Only two strategies run before the short search; with no time for it, the rest
+    # of the portfolio still runs, and its fitting plan is returned.
+    problem = _first_two_miss()
+    result = pack(problem, PackOptions(exact=True, time_limit=0.0))
+    validate(problem, result.solution)
+    assert result.peak == 21 and result.solution.strategy == "start/best-fit"
+
+
 @given(st.lists(st.tuples(st.integers(0, 20), st.integers(1, 10), st.integers(1, 64)),
                 min_size=1, max_size=14), st.floats(0.0, 0.4))
 @settings(max_examples=60, deadline=None)

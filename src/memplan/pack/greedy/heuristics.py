@@ -238,12 +238,14 @@ class GreedyRun:
 
 
 def greedy_runs(problem: Problem, workers: int | None = None,
-                fit: int | None = None) -> list[GreedyRun]:
+                fit: int | None = None, upto: int | None = None) -> list[GreedyRun]:
     """The runs of the problem's `portfolio`, in its order.
 
     With `fit` (a capacity), the runs go in FIT_FIRST's order and stop after the
     first `workers` at a time that holds a plan peaking at most `fit`; all of them
-    run when none does (and only then are they kept for `improve.py`).
+    run when none does (and only then are they kept for `improve.py`). `upto` (with
+    `fit`) stops after that many strategies too; a later call on the same problem and
+    capacity resumes after them instead of running them again.
 
     Runs go `workers` at a time (default: from GREEDY_THREADS_FROM buffers, one
     per core, at most GREEDY_WORKERS) on threads where the compiled core does
@@ -279,6 +281,12 @@ def greedy_runs(problem: Problem, workers: int | None = None,
     # Runs go in batches of `workers`, each batch's orders computed first (lazily: a
     # fit may end the runs before the costlier orders are needed).
     runs: list[GreedyRun] = []
+    if fit is not None:
+        paused = _paused_runs.pop(id(problem), None)
+        if paused is not None and paused[0] is problem and paused[1] == fit:
+            runs = list(paused[2])
+            if min((r.peak for r in runs), default=fit + 1) <= fit:
+                return runs
     batch = workers if fit is not None else len(strategies)
     pool = None
     if workers > 1:
@@ -286,7 +294,12 @@ def greedy_runs(problem: Problem, workers: int | None = None,
 
         pool = ThreadPoolExecutor(max_workers=workers)
     try:
-        for first in range(0, len(strategies), batch):
+        for first in range(len(runs), len(strategies), batch):
+            if upto is not None and first >= upto:
+                with _kept_lock:
+                    _paused_runs.clear()  # only the problem being searched resumes: keep no other
+                    _paused_runs[id(problem)] = (problem, fit, runs)
+                return runs
             chunk = strategies[first:first + batch]
             for order_name, _ in chunk:
                 if order_name not in orders:
@@ -312,28 +325,31 @@ def greedy_runs(problem: Problem, workers: int | None = None,
 
 RUNS_KEPT = 64
 _kept_runs: dict[int, tuple[Problem, list[GreedyRun]]] = {}
+# The runs of a portfolio stopped by `upto`, with the capacity they were to fit.
+_paused_runs: dict[int, tuple[Problem, int, list[GreedyRun]]] = {}
 _kept_lock = threading.Lock()
 
 
 def pack_heuristic(problem: Problem, workers: int | None = None,
-                   fit: int | None = None) -> Solution:
+                   fit: int | None = None, upto: int | None = None) -> Solution:
     """The lowest peak of `greedy_runs` (first listed wins ties); with `fit`, of the
-    runs up to the first plan that fits it."""
-    best = min(greedy_runs(problem, workers, fit), key=lambda run: run.peak)
+    runs up to the first plan that fits it (and at most `upto` of them)."""
+    best = min(greedy_runs(problem, workers, fit, upto), key=lambda run: run.peak)
     return Solution(tuple(best.offsets.tolist()), strategy=f"{best.order_name}/{best.fit}")
 
 
 def pack_by_parts(problem: Problem, parts: list[Part] | None = None,
-                  fit: int | None = None) -> Solution:
+                  fit: int | None = None, upto: int | None = None) -> Solution:
     """The best strategy of each time partition (`parts.split`), identical parts packed
     once. Parts do not interact, and a strategy places each part as it would alone, so
     this is never worse than the best single strategy over the whole, and cheaper: a
     million buffers in 16 parts pack in less CPU and half the memory. With `fit` (a
-    capacity), each part stops at its first plan that fits it (`greedy_runs`)."""
+    capacity), each part stops at its first plan that fits it (`greedy_runs`); `upto`
+    (one part only) stops it after that many strategies."""
     if parts is None:
         parts = split(problem)
     if len(parts) == 1:
-        return pack_heuristic(problem, fit=fit)
+        return pack_heuristic(problem, fit=fit, upto=upto)
     distinct: dict[tuple, Part] = {}
     for part in parts:
         distinct.setdefault(part.signature(), part)

@@ -63,6 +63,9 @@ LARGE_TURN_NODES = 1 << 22
 # nodes, decide.py), then scans for layers; a count of nodes, not seconds, so the
 # same input takes the same path at any load.
 SHORT_FIT_NODES_PER_BUFFER = 2
+# ... and before it, only this many of the greedy strategies (FIT_FIRST's first) run;
+# the others run after it, when it has not settled the capacity.
+FIT_BEFORE_SEARCH = 2
 # Under a node budget b, each preorder's search may run to a limit up to b and
 # has run to half of it before: a question can spend this many times b.
 NODES_PER_BUDGET = 2 * len(DEFAULT_ORDERS)
@@ -137,15 +140,17 @@ def solve_exact(
         workers = min(len(DEFAULT_ORDERS), os.cpu_count() or 1)
     given = initial is not None
     parts = split(problem)
+    single = len(parts) == 1 and len(problem.buffers) <= EXACT_MAX_BUFFERS
+    # Asked to fit a capacity, the greedy start stops at its first plan that fits
+    # (the answer asked for; `minimize` wants the lowest); on one part, at most
+    # FIT_BEFORE_SEARCH strategies run before a short search (below).
+    fit = None if minimize or capacity is None else capacity
+    paused = not given and single and fit is not None
     if initial is None:
-        # Asked to fit a capacity, the greedy start stops at its first plan that fits
-        # (the answer asked for; `minimize` wants the lowest).
-        fit = None if minimize or capacity is None else capacity
-        initial = pack_by_parts(problem, parts, fit)
+        initial = pack_by_parts(problem, parts, fit, FIT_BEFORE_SEARCH if paused else None)
     if on_progress is not None:
         on_progress(initial.peak(problem), lower_bound(problem))
     # Every plan returned is validated: by parts, the merged plan at the end.
-    single = len(parts) == 1 and len(problem.buffers) <= EXACT_MAX_BUFFERS
     if given or single:
         validate(problem, initial, check_capacity=False)
     if single:
@@ -154,11 +159,20 @@ def solve_exact(
         run = _Run(problem, started, deadline, initial, workers, on_progress, window_bound)
         if minimize or capacity is None:
             return run.minimize(capacity)
-        # Most capacities a greedy plan misses, a short search settles: the scan for
-        # layers (which costs more than that search on 2,000 random intervals, issue
-        # 35) waits until it has not. The search paused there resumes after it.
-        if run.best_peak > capacity and run.short_fit(capacity) == VerdictStatus.UNKNOWN:
-            run.offer(_layered(problem, run.best, deadline, workers, on_progress, capacity))
+        # Most capacities the first greedy plans miss, a short search settles: the
+        # rest of the greedy portfolio (all fourteen cost more than that search on 500
+        # buffers, issue 35) and the scan for layers (more than it on 2,000 random
+        # intervals) wait until it has not. The search paused there resumes after them.
+        if run.best_peak > capacity:
+            short = run.short_fit(capacity)
+            if paused and short not in (VerdictStatus.FEASIBLE, VerdictStatus.INFEASIBLE):
+                # The greedy floor is never cut, whatever the clock says.
+                greedy = pack_by_parts(problem, parts, capacity)
+                validate(problem, greedy, check_capacity=False)
+                run.offer(greedy)
+            if short == VerdictStatus.UNKNOWN and run.best_peak > capacity:
+                run.offer(_layered(problem, run.best, deadline, workers, on_progress,
+                                   capacity))
         return run.decide(capacity)
     return _by_parts(problem, parts, capacity, minimize or capacity is None, started, deadline,
                      initial, workers, on_progress, windows=window_bound)
