@@ -104,10 +104,12 @@ def _search(problem: Problem, options: PackOptions) -> PackResult:
 
     The time limit bounds loading the kernels, the greedy start, the set-up, the search
     and the final check. The greedy start always runs whole, so the plan is never worse
-    than `_greedy`'s; a limit shorter than it ends right after it. When the capacity is
-    proven out of reach, the heuristic plan is returned so the caller can still show it.
+    than `_greedy`'s; a limit shorter than it ends right after it. The search's kernels
+    are loaded by its first question (search/decide.py), inside the solve time: a greedy
+    start that settles the run, or a deadline spent before any question, needs none.
+    When the capacity is proven out of reach, the heuristic plan is returned so the
+    caller can still show it.
     """
-    from .search.decide import load_search
     from .search.exact import solve_exact
 
     started = time.perf_counter() if options.started is None else options.started
@@ -115,10 +117,6 @@ def _search(problem: Problem, options: PackOptions) -> PackResult:
     if options.time_limit is not None:
         deadline = started + (1 - FINISH_SHARE) * options.time_limit
     prepare_greedy(len(problem.buffers))
-    # The greedy floor is never cut; loading the search is (with numba's JIT: 0.1 s CPU
-    # on top of the greedy core's second): a search that cannot start needs no kernels.
-    if time.perf_counter() < deadline:
-        load_search()
     solving, cpu = time.perf_counter(), time.process_time()
     result = solve_exact(problem, minimize=options.minimize, deadline=deadline,
                          on_progress=options.on_progress, window_bound=options.window_bound)
