@@ -204,6 +204,12 @@ def test_a_node_limit_is_counted_across_the_questions_of_a_solve():
     assert meter.reached and result.status == "timeout"
     with node_limit(None) as meter:
         assert meter is None
+    # pack() inside a caller's limit (a test of a model's plan): the caller's counts too.
+    with node_limit(20_000) as outer:
+        pack(problem, PackOptions(minimize=True))
+        assert outer.reached
+        with node_limit(10**9) as inner:
+            assert inner.reached  # the enclosing limit is spent
 
 
 def test_the_cli_node_limit_is_the_library_s(tmp_path):

@@ -63,10 +63,16 @@ class NodeLimit:
 
     limit: int
     spent: int = 0
+    outer: NodeLimit | None = None  # the limit of an enclosing block counts these too
 
     @property
     def reached(self) -> bool:
-        return self.spent >= self.limit
+        return self.spent >= self.limit or (self.outer is not None and self.outer.reached)
+
+    def count(self, nodes: int) -> None:
+        self.spent += nodes
+        if self.outer is not None:
+            self.outer.count(nodes)
 
 
 # Set by `node_limit` around one solve; every Decider of it (the whole's, its parts',
@@ -77,8 +83,9 @@ _node_limit: ContextVar[NodeLimit | None] = ContextVar("node_limit", default=Non
 @contextlib.contextmanager
 def node_limit(limit: int | None) -> Iterator[NodeLimit | None]:
     """Questions asked inside the block stop, as at a deadline, once `limit` search nodes
-    have been spent (None: no limit)."""
-    meter = None if limit is None else NodeLimit(limit)
+    have been spent, or an enclosing block's limit is reached (None: only that one)."""
+    outer = _node_limit.get()
+    meter = outer if limit is None else NodeLimit(limit, outer=outer)
     token = _node_limit.set(meter)
     try:
         yield meter
@@ -94,7 +101,7 @@ def _out_of_nodes() -> bool:
 def _count_nodes(nodes: int) -> None:
     meter = _node_limit.get()
     if meter is not None:
-        meter.spent += nodes
+        meter.count(nodes)
 
 
 class Decider:
