@@ -72,9 +72,10 @@ def test_pack_exact_loads_only_what_packing_needs():
 
 # What a `pack` whose greedy plan fits (example.12.csv: peak 12 in capacity 12) must not
 # load: the search (with numba's JIT, a second of CPU; its kernels load at its first
-# question), and pathlib, which brings urllib.parse and ipaddress (issue 35: start-up).
+# question), pathlib, which brings urllib.parse and ipaddress, and importlib.util, which
+# only asking whether an extra is installed needs (issue 35: start-up).
 NOT_FOR_A_GREEDY_FIT = ("numba", "memplan.pack.search.dfs", "memplan.pack.kernels.jit",
-                        "pathlib", "urllib.parse", "ipaddress")
+                        "pathlib", "urllib.parse", "ipaddress", "importlib.util")
 NOT_WITHOUT_EXACT = ("memplan.pack.search.exact", "memplan.pack.search.decide",
                      "memplan.pack.search.windows", "memplan.pack.search.layers")
 
