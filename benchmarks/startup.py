@@ -1,13 +1,16 @@
 """Start-up cost of memplan commands: CPU seconds per process and modules imported.
 
-    python benchmarks/startup.py [--before SRC] [--repeat N] [--only TEXT]
+    python benchmarks/startup.py [--before SRC] [--repeat N] [--only TEXT] [--floor]
     python benchmarks/startup.py --limits DIR [--seconds 0 0.2 0.5] [--repeat N]
 
 Runs each command N times in a fresh interpreter (`python -m memplan ...` from
 this checkout's src/, and from SRC when given, the two alternated so that the
 machine's load falls on both alike) and prints the median CPU time (user + system
 of the child) and how many modules `-X importtime` saw imported. The commands
-read the repository's examples and never write a file.
+read the repository's examples and never write a file. With --floor, each run is
+paired with one of `python -c "import numpy"` (Python's and numpy's start-up, the
+floor of a Python tool that uses numpy), and the medians of both are printed with
+the median of the pairs' differences.
 
 With --limits, runs `memplan pack FILE --exact --time-limit S --summary` on every
 CSV of DIR (minimalloc's A-K) for each S, and prints the whole process's median
@@ -51,10 +54,11 @@ def cpu_seconds(src: Path, argv: list[str]) -> float:
     return cpu_and_wall(src, argv)[0]
 
 
-def cpu_and_wall(src: Path, argv: list[str]) -> tuple[float, float]:
+def cpu_and_wall(src: Path, argv: list[str],
+                 python_argv: tuple[str, ...] = ("-m", "memplan")) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "memplan", *argv], cwd=REPO, check=False,
+    subprocess.run([sys.executable, *python_argv, *argv], cwd=REPO, check=False,
                    capture_output=True, env={**os.environ, "PYTHONPATH": str(src)})
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -83,6 +87,21 @@ def time_limits(folder: Path, seconds: list[float], repeat: int) -> None:
                   f"{max(walls):.3f} | {over} of {repeat} |", flush=True)
 
 
+def above_the_floor(repeat: int, only: str | None) -> None:
+    print("| command | CPU s | `python -c \"import numpy\"` CPU s | above it, median of pairs s |")
+    print("| --- " * 4 + "|")
+    for label, argv in COMMANDS:
+        if only and only not in label + " ".join(argv):
+            continue
+        ours, floor = [], []
+        for _ in range(repeat):
+            ours.append(cpu_seconds(REPO / "src", argv))
+            floor.append(cpu_and_wall(REPO / "src", [], ("-c", "import numpy"))[0])
+        above = statistics.median(a - b for a, b in zip(ours, floor, strict=True))
+        print(f"| `memplan {' '.join(argv)}` ({label}) | {statistics.median(ours):.3f} | "
+              f"{statistics.median(floor):.3f} | {above:+.3f} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, help="another memplan src/ to compare with")
@@ -92,9 +111,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, nargs="+", default=[0, 0.2, 0.5])
     parser.add_argument("--only", metavar="TEXT", help="only the commands whose label or "
                         "arguments contain TEXT (e.g. .pt2)")
+    parser.add_argument("--floor", action="store_true", help="pair each run of this "
+                        "checkout with one of `python -c \"import numpy\"`")
     args = parser.parse_args()
     if args.limits:
         time_limits(args.limits, args.seconds, args.repeat)
+        return
+    if args.floor:
+        above_the_floor(args.repeat, args.only)
         return
     trees = [("before", args.before)] if args.before else []
     trees.append(("after" if args.before else "this", REPO / "src"))

@@ -39,9 +39,10 @@ def test_the_registry_finds_by_suffix_and_runtime_and_imports_lazily():
     assert front_end("m.onnx").name == "onnx"
 
 
-def _keep_best(problem, time_limit, incumbents=None):
-    """As the driver packs an arena."""
-    return pack(problem, PackOptions(exact=bool(time_limit), time_limit=time_limit,
+def _keep_best(problem, node_limit, incumbents=None):
+    """As the driver packs an arena, the search (when `node_limit` is not None) stopped by
+    a count of nodes: a time limit gave another answer on a loaded machine."""
+    return pack(problem, PackOptions(exact=node_limit is not None, node_limit=node_limit,
                                      incumbents=incumbents or {}))
 
 
@@ -49,15 +50,15 @@ def test_the_driver_packing_labels_the_proof_once(minimalloc_dir):
     from memplan.pack import read_problem
 
     # at the bound: nothing is lower
-    easy = _keep_best(Problem((Buffer("a", 0, 2, 8), Buffer("b", 1, 3, 8))), 5.0)
+    easy = _keep_best(Problem((Buffer("a", 0, 2, 8), Buffer("b", 1, 3, 8))), 10_000)
     assert easy.status is PlanStatus.AT_BOUND and easy.peak == 16
     # two 3-byte buffers aligned to 4, live together: 6 bytes live, 7 needed, proven
     aligned = Problem((Buffer("a", 0, 2, 3, 4), Buffer("b", 0, 2, 3, 4)))
-    exact, quick = _keep_best(aligned, 5.0), _keep_best(aligned, None)
+    exact, quick = _keep_best(aligned, 10_000), _keep_best(aligned, None)
     assert exact.lower_bound == 6 and exact.peak == exact.proven_bound == 7
     assert exact.status is PlanStatus.OPTIMAL and quick.status is PlanStatus.HEURISTIC
-    # minimalloc's D: the exact search cannot close the gap in a second
-    hard = _keep_best(read_problem(minimalloc_dir / "D.1048576.csv"), 1.0)
+    # minimalloc's D: the exact search cannot close the gap in 100,000 nodes (nor in 8 s)
+    hard = _keep_best(read_problem(minimalloc_dir / "D.1048576.csv"), 100_000)
     assert hard.status is PlanStatus.GAP
     assert hard.lower_bound <= hard.proven_bound < hard.peak
     validate(hard.problem, hard.solution, check_capacity=False)

@@ -180,3 +180,50 @@ def test_layers_are_not_layered_again(small_layers, monkeypatch):
     plan = exact._layered(problem, pack_by_parts(problem), math.inf, 1, None)
     validate(problem, plan)
     assert plan.strategy == "3 layers"
+
+
+def test_a_node_limit_ends_the_search_at_the_same_plan_every_time():
+    # D's gap does not close in 100,000 nodes (docs/benchmarks.md: nor in 40 s): the limit,
+    # not the search, ends the run, and a count of nodes ends it at the same place.
+    problem = read_problem(FOLDER / "D.1048576.csv")
+    greedy = pack(problem)
+    none = pack(problem, PackOptions(minimize=True, node_limit=0))
+    assert none.solution.offsets == greedy.solution.offsets  # no question was asked
+    first, again = (pack(problem, PackOptions(minimize=True, node_limit=100_000))
+                    for _ in range(2))
+    assert first.solution.offsets == again.solution.offsets
+    assert first.peak < greedy.peak and first.status is PlanStatus.GAP
+
+
+def test_a_node_limit_is_counted_across_the_questions_of_a_solve():
+    from memplan.pack.search.decide import node_limit
+
+    problem = read_problem(FOLDER / "D.1048576.csv")
+    with node_limit(20_000) as meter:
+        result = exact.solve_exact(problem, minimize=True)
+    assert meter.reached and result.status == "timeout"
+    with node_limit(None) as meter:
+        assert meter is None
+    # pack() inside a caller's limit (a test of a model's plan): the caller's counts too.
+    with node_limit(20_000) as outer:
+        pack(problem, PackOptions(minimize=True))
+        assert outer.reached
+        with node_limit(10**9) as inner:
+            assert inner.reached  # the enclosing limit is spent
+
+
+def test_the_cli_node_limit_is_the_library_s(tmp_path):
+    import json
+
+    from memplan.cli import main
+
+    path = FOLDER / "D.1048576.csv"
+    out = tmp_path / "plan.json"
+    with open(out, "w") as f, mock.patch("sys.stdout", f):
+        assert main(["pack", str(path), "--exact", "--node-limit", "100000", "--json"]) == 0
+    cli = json.loads(out.read_text())
+    api = pack(read_problem(path), PackOptions(exact=True, node_limit=100_000))
+    assert (cli["peak"], cli["status"]) == (api.peak, str(api.status))
+    with pytest.raises(SystemExit) as bad:  # argparse's one line, exit 2
+        main(["pack", str(path), "--node-limit", "-1"])
+    assert bad.value.code == 2

@@ -160,3 +160,12 @@ def test_rows_are_counted_as_the_parser_counts_them(text):
     stream = io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8")
     records = list(csvio._records(csvio._blocks(stream), "x"))
     assert csvio._non_blank_lines(text.encode()) == len(records)
+
+
+def test_the_written_out_blanks_are_every_non_ascii_blank_str_isspace_takes():
+    import sys
+
+    from memplan.pack import csvio
+
+    every = {chr(c).encode() for c in range(128, sys.maxunicode + 1) if chr(c).isspace()}
+    assert set(csvio._OTHER_BLANKS) == every

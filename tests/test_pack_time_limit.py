@@ -106,5 +106,5 @@ def test_a_spent_deadline_loads_no_search_kernels():
                                            started=time.perf_counter() - 5.0))
         assert load.call_count == 0
         pack(Problem(problem.buffers, 1), PackOptions(minimize=True, time_limit=60.0))
-        assert load.call_count == 1  # the check itself can see a load
+        assert load.call_count >= 1  # the check itself can see a load
     assert result.peak == _greedy_peak(problem)

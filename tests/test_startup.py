@@ -70,6 +70,26 @@ def test_pack_exact_loads_only_what_packing_needs():
                                                                          "memplan.cli.pack"]
 
 
+# What a `pack` whose greedy plan fits (example.12.csv: peak 12 in capacity 12) must not
+# load: the search (with numba's JIT, a second of CPU; its kernels load at its first
+# question), pathlib, which brings urllib.parse and ipaddress, and importlib.util, which
+# only asking whether an extra is installed needs (issue 35: start-up).
+NOT_FOR_A_GREEDY_FIT = ("numba", "memplan.pack.search.dfs", "memplan.pack.kernels.jit",
+                        "pathlib", "urllib.parse", "ipaddress", "importlib.util")
+NOT_WITHOUT_EXACT = ("memplan.pack.search.exact", "memplan.pack.search.decide",
+                     "memplan.pack.search.windows", "memplan.pack.search.layers")
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_greedy_fit_loads_no_search_and_no_pathlib(exact):
+    argv = ["pack", str(DATA / "minimalloc" / "example.12.csv"), "--summary"]
+    lines = _child(CHILD.format(argv=argv + ["--exact"] * exact), {})
+    loaded = _loaded(lines[-2])
+    assert "memplan.pack.greedy.heuristics" in loaded  # it did pack
+    unwanted = NOT_FOR_A_GREEDY_FIT + (() if exact else NOT_WITHOUT_EXACT)
+    assert sorted(m for m in unwanted if m in loaded) == []
+
+
 @pytest.mark.parametrize(("given", "expected"), [
     ({}, "1"),  # memplan does no linear algebra: OpenBLAS's threads would only spin
     ({"OPENBLAS_NUM_THREADS": "4"}, "4"),  # what the user set stands

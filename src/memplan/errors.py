@@ -15,8 +15,8 @@ A bug must never look like "over budget", hence 2 and the words "internal error"
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 
 EXIT_OK = 0
 EXIT_BUDGET = 1
@@ -79,6 +79,6 @@ def internal_error_line(err: BaseException) -> str:
     place = ""
     if ours:
         frame = ours[-1]
-        place = f" at {Path(frame.filename).name}:{frame.lineno}"
+        place = f" at {os.path.basename(frame.filename)}:{frame.lineno}"
     return (f"internal error (a bug in memplan, not in the input): {what}{place}; nothing "
             "written; MEMPLAN_TRACEBACK=1 shows the traceback")

@@ -15,7 +15,6 @@ costs a directory scan, not the library's start-up.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from dataclasses import dataclass
 from enum import StrEnum
 from types import ModuleType
@@ -65,6 +64,8 @@ class MissingExtra(MemplanError):
 
 
 def _present(module: str) -> bool:
+    import importlib.util  # only when an extra is asked about: not by `memplan pack`
+
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):  # a parent package missing or broken

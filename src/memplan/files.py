@@ -23,10 +23,14 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from .errors import InputError
+
+if TYPE_CHECKING:
+    # Loaded where a path is claimed, not by a run that writes no file: pathlib brings
+    # urllib.parse and ipaddress (3 ms of every start-up).
+    from pathlib import Path
 
 Writer = Callable[[IO[bytes]], None]
 
@@ -52,7 +56,7 @@ class Outputs:
     """The files one run writes: claimed up front, committed together on success."""
 
     def __init__(self, inputs: Iterable[str | Path] = ()):
-        self.inputs = [Path(p) for p in inputs]
+        self.inputs = [os.fspath(p) for p in inputs]
         self._outputs: dict[str, _Output] = {}
 
     def claim(self, path: str | Path | None, what: str, flag: str = "-o") -> None:
@@ -68,7 +72,7 @@ class Outputs:
         real, stream = _destination(given)
         for source in self.inputs:
             if _same_file(real, source):
-                named = "" if str(source) == given else f" {source}"
+                named = "" if source == given else f" {source}"
                 raise InputError(given, f"refusing to overwrite the input file{named}; "
                                  "choose another path")
         for other in self._outputs.values():
@@ -177,6 +181,8 @@ def _ending_signals_held() -> Iterator[None]:
 
 def _destination(given: str) -> tuple[Path, bool]:
     """Where bytes for `given` go, and whether it is a stream written in place."""
+    from pathlib import Path
+
     path = Path(given)
     try:
         info = path.stat()  # follows symlinks
@@ -204,10 +210,10 @@ def _destination(given: str) -> tuple[Path, bool]:
     return real, False
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def _same_file(a: str | Path, b: str | Path) -> bool:
     with contextlib.suppress(OSError):
         return os.path.samefile(a, b)
-    return Path(os.path.realpath(a)) == Path(os.path.realpath(b))
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _umask() -> int:
@@ -235,7 +241,7 @@ def _stage(out: _Output, staged: list[tuple[_Output, Path]]) -> None:
         with _ending_signals_held():  # no signal between creating the file and listing it
             fd, name = tempfile.mkstemp(dir=out.real.parent, prefix=_temp_prefix(out.real),
                                         suffix=".tmp")
-            tmp = Path(name)
+            tmp = out.real.with_name(os.path.basename(name))
             staged.append((out, tmp))
     except OSError as err:
         raise InputError(out.given, f"cannot write output: {err.strerror}") from None
@@ -263,6 +269,7 @@ def atomic_output(path: str | Path) -> Iterator[Path]:
     For library callers writing one file; commands use `Outputs`.
     """
     import tempfile
+    from pathlib import Path
 
     with tempfile.TemporaryDirectory(prefix="memplan-") as folder:
         tmp = Path(folder) / Path(path).name

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
 
 if TYPE_CHECKING:  # the MLIR bindings load only for commands that read MLIR
+    from pathlib import Path  # and pathlib (urllib.parse, ipaddress) for those using it
+
     from ..analysis.assumptions import Assumption, VscaleBound
     from ..ir import MlirChunk
     from ..targets.applied import LimitOverrides
@@ -148,6 +150,8 @@ def add_mlir_input_arguments(p: argparse.ArgumentParser, target_required: bool =
 
 def inputs_of(args: argparse.Namespace) -> list[Path]:
     """The files an MLIR command reads (the program, a target file): never an output."""
+    from pathlib import Path
+
     from ..targets.load import target_file
 
     target = target_file(args.target) if getattr(args, "target", None) else None
@@ -227,7 +231,7 @@ def input_kind(path: str) -> tuple[InputKind, str]:
         return InputKind.MODEL, "a zip archive, as torch.export writes"
     if head[4:8] == b"TFL3":
         return InputKind.MODEL, "a TFLite flatbuffer"
-    suffix = Path(path).suffix.lower()
+    suffix = os.path.splitext(path)[1].lower()
     if suffix in _MODEL_SUFFIXES:
         return InputKind.MODEL, _MODEL_SUFFIXES[suffix]
     if suffix in _SUFFIX_KINDS:

@@ -41,6 +41,11 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    "greedy plan always completes first: a limit never gives a worse plan "
                    "than no limit); without --exact, spend them lowering the greedy plan's "
                    "peak")
+    p.add_argument("--node-limit", type=non_negative_int, metavar="N",
+                   help="end the search once it has spent N search nodes, with the best "
+                   "plan so far: a budget in work, so the same input gives the same plan "
+                   "at any load (a time limit, when also given, still ends the run); "
+                   "without --exact, spend them lowering the greedy plan's peak")
     p.add_argument("--no-window-bound", dest="window_bound", action="store_false",
                    help="while minimising, prove bounds on the whole schedule only, not on "
                    "time windows of it")
@@ -82,9 +87,10 @@ def run(args: argparse.Namespace) -> int:
 
     with PackProgress(wanted(args.json)) as progress:
         result = pack(problem, PackOptions(
-            exact=args.exact,  # a time limit alone: lower the greedy plan's peak
-            minimize=args.minimize or (args.time_limit is not None and not args.exact),
-            time_limit=args.time_limit,
+            exact=args.exact,  # a limit alone: lower the greedy plan's peak
+            minimize=args.minimize or (not args.exact and (
+                args.time_limit is not None or args.node_limit is not None)),
+            time_limit=args.time_limit, node_limit=args.node_limit,
             started=started, window_bound=args.window_bound, on_progress=progress.update))
     if args.json:
         import json

@@ -32,6 +32,10 @@ class PackOptions:
     # passes its process's start). The greedy plan always completes first.
     time_limit: float | None = None
     started: float | None = None
+    # Ends the search once it has spent this many nodes (search/decide.py, NodeLimit): a
+    # stop in work, so that the plan does not depend on the machine's load; the time
+    # limit, when also given, stays the outer stop.
+    node_limit: int | None = None
     # Time windows may raise the proven bound while minimising (search/windows.py).
     window_bound: bool = True
     # Other plans to beat, by name: offsets in the order of the problem's buffers. Given
@@ -49,6 +53,8 @@ class PackOptions:
         if self.time_limit is not None and (math.isnan(self.time_limit) or self.time_limit < 0):
             raise ValueError(f"time limit must be a non-negative number of seconds, not "
                              f"{self.time_limit}")
+        if self.node_limit is not None and self.node_limit < 0:
+            raise ValueError(f"node limit must be a non-negative count, not {self.node_limit}")
 
     @property
     def searches(self) -> bool:
@@ -104,10 +110,13 @@ def _search(problem: Problem, options: PackOptions) -> PackResult:
 
     The time limit bounds loading the kernels, the greedy start, the set-up, the search
     and the final check. The greedy start always runs whole, so the plan is never worse
-    than `_greedy`'s; a limit shorter than it ends right after it. When the capacity is
-    proven out of reach, the heuristic plan is returned so the caller can still show it.
+    than `_greedy`'s; a limit shorter than it ends right after it. The search's kernels
+    are loaded by its first question (search/decide.py), inside the solve time: a greedy
+    start that settles the run, or a deadline spent before any question, needs none.
+    When the capacity is proven out of reach, the heuristic plan is returned so the
+    caller can still show it.
     """
-    from .search.decide import load_search
+    from .search.decide import node_limit
     from .search.exact import solve_exact
 
     started = time.perf_counter() if options.started is None else options.started
@@ -115,13 +124,11 @@ def _search(problem: Problem, options: PackOptions) -> PackResult:
     if options.time_limit is not None:
         deadline = started + (1 - FINISH_SHARE) * options.time_limit
     prepare_greedy(len(problem.buffers))
-    # The greedy floor is never cut; loading the search is (with numba's JIT: 0.1 s CPU
-    # on top of the greedy core's second): a search that cannot start needs no kernels.
-    if time.perf_counter() < deadline:
-        load_search()
     solving, cpu = time.perf_counter(), time.process_time()
-    result = solve_exact(problem, minimize=options.minimize, deadline=deadline,
-                         on_progress=options.on_progress, window_bound=options.window_bound)
+    with node_limit(options.node_limit):
+        result = solve_exact(problem, minimize=options.minimize, deadline=deadline,
+                             on_progress=options.on_progress,
+                             window_bound=options.window_bound)
     solution = result.solution  # validated by solve_exact
     if solution is None:  # the greedy runs of its parts are kept: no second packing
         solution = pack_by_parts(problem)

@@ -18,11 +18,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
 from enum import StrEnum
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -61,9 +61,10 @@ def _sha256():
 def source_digest() -> int:
     """A 56-bit digest of SOURCES (an int64 the extension can return)."""
     digest = _sha256()
-    here = Path(__file__).parent.parent
+    here = os.path.dirname(os.path.dirname(__file__))
     for name in SOURCES:
-        digest.update((here / name).read_bytes())
+        with open(os.path.join(here, name), "rb") as f:
+            digest.update(f.read())
     return int.from_bytes(digest.digest()[:7], "big")
 
 

@@ -17,8 +17,12 @@ count are those of the serial run, so the budgets built on node counts
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 import time
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +52,56 @@ class Verdict:
     status: VerdictStatus
     offsets: tuple[int, ...] | None  # a plan under the peak, when feasible
     nodes: int
+
+
+@dataclass
+class NodeLimit:
+    """A stop in work: every question asked while it is set counts its nodes here, and
+    none starts a round once `spent` reaches `limit` (the round under way ends first).
+    Node counts do not depend on the machine's load or the threads (races.py), so a
+    node limit gives the same plan wherever it runs, where a deadline does not."""
+
+    limit: int
+    spent: int = 0
+    outer: NodeLimit | None = None  # the limit of an enclosing block counts these too
+
+    @property
+    def reached(self) -> bool:
+        return self.spent >= self.limit or (self.outer is not None and self.outer.reached)
+
+    def count(self, nodes: int) -> None:
+        self.spent += nodes
+        if self.outer is not None:
+            self.outer.count(nodes)
+
+
+# Set by `node_limit` around one solve; every Decider of it (the whole's, its parts',
+# layers', windows') reads the same one.
+_node_limit: ContextVar[NodeLimit | None] = ContextVar("node_limit", default=None)
+
+
+@contextlib.contextmanager
+def node_limit(limit: int | None) -> Iterator[NodeLimit | None]:
+    """Questions asked inside the block stop, as at a deadline, once `limit` search nodes
+    have been spent, or an enclosing block's limit is reached (None: only that one)."""
+    outer = _node_limit.get()
+    meter = outer if limit is None else NodeLimit(limit, outer=outer)
+    token = _node_limit.set(meter)
+    try:
+        yield meter
+    finally:
+        _node_limit.reset(token)
+
+
+def _out_of_nodes() -> bool:
+    meter = _node_limit.get()
+    return meter is not None and meter.reached
+
+
+def _count_nodes(nodes: int) -> None:
+    meter = _node_limit.get()
+    if meter is not None:
+        meter.count(nodes)
 
 
 class Decider:
@@ -91,7 +145,8 @@ class Decider:
         while True:
             limit *= 2
             nodes = self._nodes(searches) - spent
-            if time.perf_counter() > deadline:  # small searches never reach the clock check
+            # Small searches never reach the clock check: read it here too.
+            if time.perf_counter() > deadline or _out_of_nodes():
                 return Verdict(VerdictStatus.TIMEOUT, None, nodes)
             if node_budget is not None and limit > node_budget:
                 self._paused[peak] = (searches, limit // 2)
@@ -124,6 +179,8 @@ class Decider:
         nodes = 0
         width = max(self.workers, 1)
         for first in range(0, len(seeds), width):
+            if _out_of_nodes():
+                return Verdict(VerdictStatus.TIMEOUT, None, nodes)
             batch = [self._perturbed_search(peak, seed) for seed in seeds[first: first + width]]
             statuses = self._run_all(batch, node_budget, deadline)
             for search, status in zip(batch, statuses, strict=False):
@@ -156,8 +213,12 @@ class Decider:
         node count depends on the threads. A short round runs on this thread: its
         searches take less than waking another thread would.
         """
+        load_search()
         threads = self.workers if limit > SERIAL_LIMIT else 0
-        return run_in_order(searches, limit, deadline, threads)
+        before = self._nodes(searches)
+        statuses = run_in_order(searches, limit, deadline, threads)
+        _count_nodes(self._nodes(searches) - before)
+        return statuses
 
     @staticmethod
     def _nodes(searches: list[_Search]) -> int:
@@ -253,9 +314,18 @@ def _twins(problem: Problem) -> np.ndarray:
     return before
 
 
+@functools.cache
 def load_search() -> None:
-    """Compile, or load from the cache, the search before anything is timed."""
+    """Compile, or load from the cache, the search: once per process, before its first
+    question is run, so that a run whose greedy start settles everything (a plan that
+    fits, a capacity below the bound) never loads it (with numba's JIT: 0.1-1 s CPU)."""
     from ..problem import Buffer
 
-    tiny = Problem([Buffer("a", 0, 2, 3), Buffer("b", 1, 3, 2)])
-    kernels.prepare("search_partition", "exact search", lambda: Decider(tiny).decide(5))
+    tiny = Decider(Problem([Buffer("a", 0, 2, 3), Buffer("b", 1, 3, 2)]))
+
+    def warm_up() -> int:
+        search = _Search(tiny, tiny.orders[0], 5)  # not `decide`: it would come back here
+        search.counters[1] = 1 << 10
+        return search.resume(math.inf)
+
+    kernels.prepare("search_partition", "exact search", warm_up)
