@@ -126,6 +126,20 @@ def test_tflm_header_without_o_is_measured_on_a_copy(tmp_path, capsys):
         syntax_check(header)
 
 
+def test_tflm_header_for_kernels_that_do_not_run_here_is_refused(tmp_path, capsys):
+    """The arena comes from a run: with CMSIS-NN kernels (not in TFLM's interpreter here)
+    there is none, so the header is refused in one line, before any work."""
+    pytest.importorskip("tflite_micro")
+    model, header = EXAMPLES / "attention_block.tflite", tmp_path / "h.h"
+    assert main(["plan", str(model), "--c-header", str(header), "--kernels", "cmsis-nn",
+                 "--core", "cortex-m55"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"memplan: {model}: --c-header: the arena a header declares is measured by running "
+        "the planned model on TFLM's interpreter, and TFLM's interpreter here runs the "
+        "reference kernels only"]
+    assert not header.exists()
+
+
 @needs_gcc
 def test_executorch_header_declares_each_planned_pool_aligned(tmp_path, capsys):
     """`plan MODEL.pt2 --c-header`: an array per planned memory id, each aligned at least

@@ -197,3 +197,22 @@ def test_an_unsafe_in_place_output_is_caught_by_the_run_and_not_written(tmp_path
                  "--time-limit", "0", "--summary"]) == 1
     assert "computes different outputs" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_rewrite_that_cannot_be_run_here_is_reported_not_written(tmp_path, capsys):
+    """CMSIS-NN kernels do not run here: a rewritten model for them has no run to prove it,
+    so it is shown (no -o) and never written (-o: one line, exit 2)."""
+    from memplan.cli import main
+
+    path, out = tmp_path / "branches.tflite", tmp_path / "out.tflite"
+    path.write_bytes(branches_model())
+    cmsis = ["--kernels", "cmsis-nn", "--core", "cortex-m55", "--time-limit", "0"]
+    assert main(["plan", str(path), "--rewrite", "reorder", "--json", *cmsis]) == 0
+    assert json.loads(capsys.readouterr().out)["rewrites"][0]["kept"]
+    assert main(["plan", str(path), "--rewrite", "reorder", "-o", str(out), "--summary",
+                 *cmsis]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"memplan: {path}: --rewrite: the rewritten model is written only once a "
+                   "run shows the same outputs, and TFLM's interpreter here runs the reference "
+                   "kernels only (plan without -o to see the rewrites)"]
+    assert not out.exists()

@@ -148,3 +148,9 @@ def test_cmsis_nn_scratch_through_plan(data, capsys):
         assert main(["plan", model, "--summary", "--kernels", "cmsis-nn", *extra]) == 2
         [line] = capsys.readouterr().err.strip().splitlines()
         assert "depend on the Cortex-M core" in line
+    # --core without --kernels cmsis-nn would be ignored: said, not silently dropped.
+    assert main(["plan", model, "--summary", "--core", "cortex-m4"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line == (f"memplan: {model}: --core cortex-m4: the core decides CMSIS-NN's scratch "
+                    "sizes only; add --kernels cmsis-nn (the default, reference, has the same "
+                    "kernels on every core)")

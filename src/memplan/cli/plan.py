@@ -132,15 +132,24 @@ def run(args: argparse.Namespace) -> int:
     cannot_run = unrunnable(fe, options)
     if args.check_run and cannot_run:
         raise InputError(args.file, f"--check-run: {cannot_run}")
+    if args.c_header and verifies_writes(fe) and cannot_run:
+        # The header's arena is the one a run measures: without a run there is no figure.
+        raise InputError(args.file, f"--c-header: the arena a header declares is measured by "
+                         f"running the planned model on {fe.runtime}, and {cannot_run}")
     run_it = args.check_run or (options.write and verifies_writes(fe) and not cannot_run)
     check = failure = None
     code = 0
     with StepProgress(wanted(args.json)):
         fe, plan = plan_model(args.file, runtime=args.runtime, options=options)
         # A rewritten model computes through other operators: it is run before it is kept.
-        run_it = run_it or (options.write and not cannot_run
-                            and any(r.kept for r in plan.rewrites))
-        if run_it and plan.own is None:
+        rewritten = any(r.kept for r in plan.rewrites)
+        run_it = run_it or (options.write and not cannot_run and rewritten)
+        if options.write and cannot_run and rewritten:
+            # A rewritten model computes through other operators: unrun, it is not written.
+            failure, code = (f"{args.file}: --rewrite: the rewritten model is written only "
+                             f"once a run shows the same outputs, and {cannot_run} (plan "
+                             "without -o to see the rewrites)"), 2
+        elif run_it and plan.own is None:
             try:
                 check = check_run(fe, plan, step=step)  # on the bytes, before anything is written
             except RunFailure as err:

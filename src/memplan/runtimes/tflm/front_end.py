@@ -121,8 +121,11 @@ class TfliteFrontEnd:
         notes = ["TFLM plans variables and kernel scratch buffers itself, around this plan; "
                  "its persistent data sits at the arena's other end"]
         if kernels is KernelSet.CMSIS_NN:
-            notes.append(f"{len(model.scratch)} scratch buffer(s) of TFLM's CMSIS-NN kernels "
-                         f"built for {source.core} have room reserved in the plan; TFLM's "
+            asked = (f"{len(model.scratch)} scratch buffer(s) of TFLM's CMSIS-NN kernels "
+                     f"built for {source.core} have room reserved in the plan"
+                     if model.scratch else f"TFLM's CMSIS-NN kernels built for {source.core} "
+                     "ask for no scratch buffer in this model")
+            notes.append(f"{asked}; TFLM's "
                          "Python interpreter runs the reference kernels, so no run here "
                          "measures a CMSIS-NN build: the written model is checked, not run")
         elif model.scratch:
@@ -319,6 +322,10 @@ def _kernels(path: str, options: ReadOptions) -> tuple[KernelSet, str | None]:
         raise InputError("--kernels", f"unknown kernel set '{given}' (known: "
                          f"{', '.join(k.value for k in KernelSet)})") from None
     if kernels is KernelSet.REFERENCE:
+        if core:  # the reference kernels are the same on every core: --core would be ignored
+            raise InputError(path, f"--core {core}: the core decides CMSIS-NN's scratch sizes "
+                             "only; add --kernels cmsis-nn (the default, reference, has the "
+                             "same kernels on every core)")
         return kernels, None
     names = [core] if core else \
         [options.target.name, options.target.name.split("+")[0]] if options.target else []
