@@ -8,7 +8,11 @@ prologue/epilogue inserter then reports every function with a frame: "stack fram
 (N) exceeds limit (0) in function 'F'", N being the frame it laid out (pushed registers,
 spills, locals). TVM 0.27 cannot ask for `.stack_sizes` (`-stack-size-section` is an
 option of LLVM's tools, not of its libraries: TVM's `cl-opt` ignores it), so the warning
-is the figure's carrier.
+is the figure's carrier. TVM prints a private helper as `define private dllexport`,
+which LLVM's parser refuses (a local symbol cannot be exported); the storage class means
+nothing on ELF, so it is dropped. The assembly of the second compile must be the
+assembly TVM built, character for character, or the figures are not given: they would
+be of other code.
 
 What LLVM counts is the frame before any dynamic realignment: a prologue that rounds the
 stack pointer down (`bfc`, `andq`) may add up to the alignment less the ABI's guarantee,
@@ -32,6 +36,7 @@ from typing import Any
 SOURCE = "LLVM's own frame size (warn-stack-size)"
 _ATTRIBUTE_GROUP = re.compile(r"^(attributes #\d+ = \{)", re.MULTILINE)
 _DEFINE = re.compile(r'^define [^@]*@"?([^"(]+)"?\(.*\)([^{]*)\{', re.MULTILINE)
+_LOCAL_EXPORT = re.compile(r"^define (private|internal) dllexport ", re.MULTILINE)
 _WARNING = re.compile(r"stack frame size \((\d+)\) exceeds limit \(0\) in function '([^']+)'")
 
 
@@ -46,6 +51,7 @@ def with_stack_warnings(ll: str) -> tuple[str, frozenset[str]]:
     functions it then covers: those whose definition names an attribute group (a
     function without one gets no warning, so no figure)."""
     covered = frozenset(m.group(1) for m in _DEFINE.finditer(ll) if "#" in m.group(2))
+    ll = _LOCAL_EXPORT.sub(r"define \1 ", ll)
     return _ATTRIBUTE_GROUP.sub(r'\1 "warn-stack-size"="0"', ll), covered
 
 
@@ -84,11 +90,16 @@ def llvm_frames(lib: Any) -> LlvmFrames:
         try:
             with _native_stderr(captured):
                 # Code generation is lazy: asking for the assembly runs LLVM's back end.
-                tvm.runtime.load_module(str(source)).inspect_source("asm")
+                again = tvm.runtime.load_module(str(source)).inspect_source("asm")
         except Exception as err:  # noqa: BLE001 - TVM raises many kinds; one line for any
-            return LlvmFrames({}, f"TVM's LLVM did not compile its own IR again: "
-                              f"{str(err).strip().splitlines()[-1][:200] if str(err) else err}")
+            text = captured.read_text(encoding="utf-8", errors="replace") \
+                if captured.exists() else ""
+            why = next((line.strip() for line in f"{text}\n{err}".splitlines()
+                        if "error" in line), type(err).__name__)
+            return LlvmFrames({}, f"TVM's LLVM did not compile its own IR again: {why[:200]}")
         text = captured.read_text(encoding="utf-8", errors="replace")
+    if again != lib.inspect_source("asm"):
+        return LlvmFrames({}, "TVM's LLVM compiled its own IR again into other code")
     # Whatever else LLVM or TVM said is theirs to say: pass it on.
     rest = "".join(line for line in text.splitlines(keepends=True)
                    if not _WARNING.search(line))
