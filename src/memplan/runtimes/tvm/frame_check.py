@@ -238,7 +238,8 @@ def frame_diagnostics(check: TirCheck, plan: FramePlan,
             "error", loc, f"@{plan.function}: memplan's TIR pipeline still builds {built}, over "
             f"{target.name}'s {max_frame}-byte max_frame: it keeps {plan.memplan_frame} bytes "
             f"of buffers on the stack, {pinned} of them pinned there by the input "
-            f"(disable_lower_builtin or scalable)", code="tvm-frame-pinned-over-budget"))
+            f"(disable_lower_builtin, scalable, or in a private helper, which has no "
+            f"workspace)", code="tvm-frame-pinned-over-budget"))
     return out
 
 
