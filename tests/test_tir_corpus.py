@@ -165,6 +165,24 @@ def test_a_kernel_with_an_inlined_helper_builds_within_the_frame():
     assert built.within_budget
 
 
+def test_a_helpers_buffers_stay_on_the_stack_where_the_frame_is_small():
+    """A private helper returns nothing, so a workspace allocation there has no way to
+    fail (LowerTVMBuiltin's check ends in `return -1`): on cortex-m85's 256 B frame memplan's
+    build keeps the helper's 1020 B buffer on the stack, where it sent it to the workspace
+    and LLVM refused the IR ("returns non-void in Function of void return type"). The
+    frame is what the machine code has: here LLVM folds the inlined buffer away."""
+    import tvm
+
+    from memplan.runtimes.tvm.tir_pipeline import build_rounds
+
+    built = build_rounds(tvm.script.from_source(CALLS), load_target("cortex-m85"))
+    frames = {f.function: f for f in built.frames}
+    assert [d.memplan for d in frames["helper"].plan.decisions] == [Home.STACK]
+    assert [d.memplan for d in frames["main"].plan.decisions] == [Home.WORKSPACE]
+    # Built (the old decision did not build at all), and the frame read from machine code.
+    assert frames["helper"].inlined and frames["main"].frame is not None
+
+
 # A seeded sample of tir_corpus.random_module (tests/tir_fuzz.py runs many more): blocks
 # (s_tir), T.decl_buffer, loops in branches, unrolled/vectorized/parallel fills, dynamic
 # extents, a helper a kernel calls; float16/int64/int8 buffers around 1024 and 2048 bytes.
