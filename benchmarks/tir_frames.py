@@ -5,7 +5,11 @@ nested scopes, dynamic extents, several functions per module) and the seed's ker
 (examples/tvm_kernels.py), each module is built for each preset that names a TVM target,
 once by `tvm.tirx.build` and once by `memplan.tvm.build`, and each function's frame is read
 from the machine code: the assembly on LLVM presets, `-fstack-usage` of the preset's
-`c_compiler` on C presets (not measured where that compiler is not on PATH).
+`c_compiler` on C presets (not measured where that compiler is not on PATH). On LLVM
+presets each frame is read a second way, LLVM's own count (`llvm_frames`: the module's IR
+compiled again by TVM's LLVM with `"warn-stack-size"="0"`): "LLVM max" columns give the
+largest such count, "agree" how many frames (both builds) equal the assembly's frame less
+the realignment its prologue may add, out of those both sources give.
 
     python benchmarks/tir_frames.py [--seed 0] [--modules 16] [--random 0]
                                     [--presets cortex-m4,...]
@@ -27,7 +31,7 @@ from pathlib import Path
 import tvm
 
 from memplan.report.table import format_table
-from memplan.runtimes.tvm.built_frames import read_frames
+from memplan.runtimes.tvm.built_frames import is_c, read_frames
 from memplan.runtimes.tvm.script import load_script
 from memplan.runtimes.tvm.targets import tvm_target_of
 from memplan.runtimes.tvm.tir_pipeline import build_rounds
@@ -59,13 +63,18 @@ def measure(preset: str, mods: list[tuple[str, str]]) -> list[object]:
     theirs: list[int | None] = []
     ours: list[int | None] = []
     reserves, unmeasured, how, unread = [], None, "", 0
+    llvm_theirs: list[int] = []
+    llvm_ours: list[int] = []
+    agree = compared = 0
+    cross = not is_c(tvm_target)
     start = time.perf_counter()
     for name, text in mods:
         mod = parse(name, text)
         built = build_rounds(mod, target)
         names = [f.function for f in built.frames if not f.inlined]
         lib = tvm.tirx.build(mod, target=tvm_target)
-        read = read_frames(lib, tvm_target, target, names)
+        read = read_frames(lib, tvm_target, target, names, cross_check=cross)
+        mine = read_frames(built.module, tvm_target, target, names, cross_check=cross)
         how = built.measured_by
         if built.unmeasured or read.unmeasured:
             unmeasured = unmeasured or built.unmeasured or read.unmeasured
@@ -74,14 +83,25 @@ def measure(preset: str, mods: list[tuple[str, str]]) -> list[object]:
         theirs += [read.frames[n] for n in names if n not in read.inlined]
         ours += [f.frame for f in built.frames if not f.inlined]
         reserves.append(built.reserve)
+        for frames in (read, mine):
+            for n in names:
+                if n in frames.inlined or frames.llvm.get(n) is None:
+                    continue
+                (llvm_theirs if frames is read else llvm_ours).append(frames.llvm[n])
+                if frames.frames[n] is not None:
+                    compared += 1
+                    agree += frames.frames[n] - frames.realignment.get(n, 0) == frames.llvm[n]
     seconds = time.perf_counter() - start
     if not ours:
-        return [preset, max_frame, 0, "-", "-", "-", "-", "-", unread,
+        return [preset, max_frame, 0, "-", "-", "-", "-", "-", "-", "-", "-", unread,
                 f"not measured: {unmeasured}", round(seconds)]
     # A frame that is not a constant (None) counts as over: nothing bounds it.
     return [preset, max_frame, len(ours), max(f or 0 for f in theirs),
+            max(llvm_theirs, default="-"),
             sum(f is None or f > max_frame for f in theirs), max(f or 0 for f in ours),
-            sum(f is None or f > max_frame for f in ours), max(reserves), unread,
+            max(llvm_ours, default="-"),
+            sum(f is None or f > max_frame for f in ours),
+            f"{agree}/{compared}" if cross else "-", max(reserves), unread,
             "assembly" if how.startswith("the assembly") else how.split()[0],
             round(seconds)]
 
@@ -102,11 +122,10 @@ def main() -> None:
     randoms = f" and random modules 0..{args.random - 1}" if args.random else ""
     print(f"{len(mods)} modules (examples/tvm_kernels.py, corpus seed {args.seed}{randoms}), "
           f"apache-tvm {tvm.__version__}")
-    print(format_table(["preset", "max_frame", "functions", "TVM max", "TVM over",
-                        "memplan max", "memplan over", "reserve", "unread", "frames from",
-                        "s"], rows,
-                       right_align=[False, True, True, True, True, True, True, True, True,
-                                    False, True]))
+    print(format_table(["preset", "max_frame", "functions", "TVM max", "LLVM max", "TVM over",
+                        "memplan max", "LLVM max", "memplan over", "agree", "reserve",
+                        "unread", "frames from", "s"], rows,
+                       right_align=[False, *[True] * 11, False, True]))
 
 
 if __name__ == "__main__":

@@ -412,6 +412,128 @@ def test_bounded_dim_refused_where_sizes_shrink_as_it_grows(tmp_path: Path) -> N
             dim_bounds={"batch": 8}, time_limit=5))
 
 
+# Two dynamic dimensions: the batch of x (arg0.0) and the columns of w (arg1.1). The
+# matmul's a x b f32 result is a transient the reduction reads.
+_TWO_DIMS = """
+func.func @main(%x: tensor<?x16xf32>, %w: tensor<16x?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  %a = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %b = tensor.dim %w, %c1 : tensor<16x?xf32>
+  %e = tensor.empty(%a, %b) : tensor<?x?xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<?x16xf32>, tensor<16x?xf32>)
+                     outs(%f : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r0 = tensor.empty(%a) : tensor<?xf32>
+  %r = linalg.fill ins(%z : f32) outs(%r0 : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                        affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+       ins(%m : tensor<?x?xf32>) outs(%r : tensor<?xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = arith.mulf %v, %v : f32
+    %u = arith.addf %o, %t : f32
+    linalg.yield %u : f32
+  } -> tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+"""
+
+
+def test_two_bounded_dims_checked_and_run_at_every_corner(tmp_path: Path) -> None:
+    """`--dim arg0.0=..8 --dim arg1.1=..4`: one plan at the bound, run identically to IREE's
+    own compile at the four corners (each dimension at 1 or its bound) and the middle."""
+    path = tmp_path / "two.mlir"
+    path.write_text(_TWO_DIMS)
+    fe, plan = plan_model(str(path), runtime="iree", options=ReadOptions(
+        dim_bounds={"arg0.0": 8, "arg1.1": 4}, write=True, time_limit=5))
+    assert "planned and compiled at --dim sizes: @main arg0.0=..8, arg1.1=..4" in plan.notes
+    assert any("every corner and the middle" in n for n in plan.notes), plan.notes
+    assert "--check-run runs each entry at 5 size(s): every corner (each bounded dimension " \
+        "at 1 or at its bound), and the middle (each at half its bound, rounded up)" in plan.notes
+    assert sum(a.size for a in plan.arenas) >= 8 * 4 * 4  # the 8x4 f32 product at the bound
+    with zipfile.ZipFile(io.BytesIO(fe.original(plan.view))) as z:
+        spec = json.loads(z.read("run.json"))
+    shapes = [(e["shapes"][0][0][0], e["shapes"][1][0][1]) for e in spec["entries"]]
+    assert shapes == [(1, 1), (1, 4), (4, 2), (8, 1), (8, 4)]
+    assert check_run(fe, plan).identical
+
+
+def test_corners_are_capped() -> None:
+    from memplan.runtimes.iree.dims import corners
+    from memplan.runtimes.iree.front_end import RUN_POINTS
+
+    four = corners({"main": {(0, k): 4 for k in range(4)}}, RUN_POINTS)
+    assert four.every_corner and four.corners == 16 and len(four.points) == 17
+    # A fifth dimension doubles the corners past the cap: all at 1, all at the bound, each
+    # alone at one end with the others at the other end, and the middle.
+    five = corners({"main": {(0, k): 4 for k in range(5)}}, RUN_POINTS)
+    assert not five.every_corner and five.corners == 2 + 2 * 5 and len(five.points) == 13
+    assert five.points[0] == {"main": dict.fromkeys([(0, k) for k in range(5)], 1)}
+    assert five.points[-1] == {"main": dict.fromkeys([(0, k) for k in range(5)], 4)}
+    # A dimension bounded at 1 has one end: no corner twice.
+    assert len(corners({"f": {(0, 0): 1}, "g": {(1, 0): 2}}, RUN_POINTS).points) == 2
+
+
+# A transient of a*b + 2*(9-a)*(5-b) rows for a = batch of x (<= 8), b = length of y (<= 4):
+# 34 rows at the bound, no more along either dimension with the other at its bound
+# (6b + 10, 2a + 18), but 65 rows with both at 1: only a corner shows it.
+_CORNER_ONLY = """
+func.func @main(%x: tensor<?x16xf32>, %y: tensor<?xf32>, %w: tensor<16x16xf32>)
+    -> tensor<16x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
+  %c9 = arith.constant 9 : index
+  %z = arith.constant 0.0 : f32
+  %a = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %b = tensor.dim %y, %c0 : tensor<?xf32>
+  %ab = arith.muli %a, %b : index
+  %p = arith.subi %c9, %a : index
+  %q = arith.subi %c5, %b : index
+  %pq = arith.muli %p, %q : index
+  %pq2 = arith.muli %pq, %c2 : index
+  %m = arith.addi %ab, %pq2 : index
+  %s = tensor.extract_slice %x[0, 0] [1, 16] [1, 1] : tensor<?x16xf32> to tensor<1x16xf32>
+  %e = tensor.empty(%m) : tensor<?x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(i, j) -> (0, j)>,
+                                        affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+       ins(%s : tensor<1x16xf32>) outs(%e : tensor<?x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<?x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %u = linalg.matmul ins(%t, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+                     outs(%f : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %g0 = tensor.empty() : tensor<16x16xf32>
+  %g = linalg.fill ins(%z : f32) outs(%g0 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (k, i)>,
+                                        affine_map<(i, j, k) -> (k, j)>,
+                                        affine_map<(i, j, k) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+       ins(%u, %u : tensor<?x16xf32>, tensor<?x16xf32>) outs(%g : tensor<16x16xf32>) {
+  ^bb0(%v: f32, %v2: f32, %o: f32):
+    %h = arith.mulf %v, %v2 : f32
+    %k = arith.addf %o, %h : f32
+    linalg.yield %k : f32
+  } -> tensor<16x16xf32>
+  return %c : tensor<16x16xf32>
+}
+"""
+
+
+def test_a_size_larger_only_at_a_corner_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "corner.mlir"
+    path.write_text(_CORNER_ONLY)
+    # 65 x 16 f32 = 4,160 B at (1, 1); 34 x 16 f32 = 2,176 B at the bound.
+    with pytest.raises(InputError, match=r"takes 4,160 B at arg0\.0=1, arg1\.0=1 but 2,176 B "
+                       r"at the bound: sizes do not grow"):
+        plan_model(str(path), runtime="iree", options=ReadOptions(
+            dim_bounds={"arg0.0": 8, "arg1.0": 4}, time_limit=5))
+
+
 def test_bounded_dim_refused_by_runtimes_that_plan_one_size(
         capsys: pytest.CaptureFixture) -> None:
     assert main(["plan", str(DATA / "small_cnn.onnx"), "--dim", "batch=..4"]) == 2

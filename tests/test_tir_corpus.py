@@ -15,7 +15,7 @@ from json_schema import load_schema, problems  # noqa: E402
 from tir_corpus import HEADER, Buf, CorpusModule, Func, corpus_module, random_module  # noqa: E402
 
 from memplan.cli import main  # noqa: E402
-from memplan.runtimes.tvm.built_frames import is_c  # noqa: E402
+from memplan.runtimes.tvm.built_frames import is_c, read_frames  # noqa: E402
 from memplan.runtimes.tvm.script import load_script  # noqa: E402
 from memplan.runtimes.tvm.stack_policy import Home, align_up  # noqa: E402
 from memplan.runtimes.tvm.targets import tvm_target_of  # noqa: E402
@@ -62,6 +62,30 @@ def test_corpus_builds_within_the_frame_on_every_preset(seed, preset):
                 size = align_up(d.allocation.size, plan.policy.alignment)
                 assert plan.memplan_frame + size > budget or \
                     (limit is not None and d.allocation.size > limit), d
+
+
+# One corpus module and one random one per LLVM preset (a different one each, so that
+# prologues with and without realignment, helpers and several functions are all met).
+@pytest.mark.parametrize("seed, preset", [(1, "cortex-m4"), (2, "cortex-m85"), (3, "x86_64")])
+def test_the_assembly_and_llvms_own_count_agree_on_the_corpus(seed, preset):
+    import tvm
+
+    target = load_target(preset)
+    tvm_target = tvm.target.Target(tvm_target_of(target))
+    for name, mod in ((f"corpus_{seed}", load_script("c.py", corpus_module(seed).text)),
+                      (f"random_{seed}", tvm.script.from_source(random_module(seed).text))):
+        names = [gv.name_hint for gv in mod.functions]
+        for lib in (tvm.tirx.build(mod, target=tvm_target), build(mod, target).module):
+            read = read_frames(lib, tvm_target, target, names, cross_check=True)
+            assert read.llvm_unread is None
+            own = [n for n in names if n not in read.inlined]
+            # Every function with code of its own has both figures...
+            assert own and all(read.llvm[n] is not None for n in own), (name, read.llvm)
+            constant = [n for n in own if read.frames[n] is not None]
+            assert constant, name
+            # ...and they agree: the assembly's frame is LLVM's plus what realignment adds.
+            assert read.disagreements() == [], (name, preset, read.frames, read.llvm,
+                                                read.realignment)
 
 
 @pytest.mark.parametrize("preset", ["cortex-m4", "cortex-m0plus"])
@@ -139,6 +163,24 @@ def test_a_kernel_with_an_inlined_helper_builds_within_the_frame():
     assert frames["helper"].inlined and frames["helper"].frame is None
     assert not frames["main"].inlined and frames["main"].frame <= 2048
     assert built.within_budget
+
+
+def test_a_helpers_buffers_stay_on_the_stack_where_the_frame_is_small():
+    """A private helper returns nothing, so a workspace allocation there has no way to
+    fail (LowerTVMBuiltin's check ends in `return -1`): on cortex-m85's 256 B frame memplan's
+    build keeps the helper's 1020 B buffer on the stack, where it sent it to the workspace
+    and LLVM refused the IR ("returns non-void in Function of void return type"). The
+    frame is what the machine code has: here LLVM folds the inlined buffer away."""
+    import tvm
+
+    from memplan.runtimes.tvm.tir_pipeline import build_rounds
+
+    built = build_rounds(tvm.script.from_source(CALLS), load_target("cortex-m85"))
+    frames = {f.function: f for f in built.frames}
+    assert [d.memplan for d in frames["helper"].plan.decisions] == [Home.STACK]
+    assert [d.memplan for d in frames["main"].plan.decisions] == [Home.WORKSPACE]
+    # Built (the old decision did not build at all), and the frame read from machine code.
+    assert frames["helper"].inlined and frames["main"].frame is not None
 
 
 # A seeded sample of tir_corpus.random_module (tests/tir_fuzz.py runs many more): blocks

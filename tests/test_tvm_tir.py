@@ -12,7 +12,9 @@ import pytest
 pytest.importorskip("tvm")
 
 from memplan.cli import main  # noqa: E402
-from memplan.runtimes.tvm.asm_frame import frame_of, prologue_frame  # noqa: E402
+from memplan.runtimes.tvm.asm_frame import frame_of, prologue_frame, prologue_parts  # noqa: E402
+from memplan.runtimes.tvm.built_frames import BuiltFrames  # noqa: E402
+from memplan.runtimes.tvm.llvm_frames import parse_warnings, with_stack_warnings  # noqa: E402
 from memplan.runtimes.tvm.run import compare_with_tvm  # noqa: E402
 from memplan.runtimes.tvm.script import load_script  # noqa: E402
 from memplan.runtimes.tvm.targets import tvm_target_of  # noqa: E402
@@ -35,7 +37,11 @@ def test_check_reports_tvm_frame_over_a_2k_target(kernels, capsys):
     out, err = capsys.readouterr()
     assert code == 1
     # The tables on stdout, the diagnostics on stderr as MLIR's tools print them.
-    assert "frames from the assembly TVM's LLVM emitted" in out
+    assert "frames from the assembly TVM's LLVM emitted, cross-checked by LLVM's own " \
+        "frame size" in out
+    # The second source: LLVM's own count, the assembly's frame less its realignment.
+    assert "frame TVM 0.27 3016 B (LLVM 3008 B + 8 B realignment), memplan 2024 B " \
+        "(LLVM 2016 B + 8 B realignment)" in out
     assert "1 error(s), 0 warning(s) for target 'cortex-m4'" in out and "error:" not in out
     # 2960 B of buffers, 16 B of pushed registers, 8 B the 16-byte realignment may add.
     assert f"{kernels}:7:1: error: @three: TVM 0.27 builds a 3016-byte frame, over " \
@@ -227,7 +233,7 @@ def test_frames_of_a_four_function_module_are_read_per_function(tmp_path, capsys
 
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None,
                     reason="Debian's gcc-arm-none-eabi is not installed (.ci/run installs it)")
-@pytest.mark.parametrize("preset", ["cortex-m0plus", "cortex-m55", "cortex-m85"])
+@pytest.mark.parametrize("preset", ["cortex-m0plus", "cortex-m55"])
 def test_c_presets_frames_from_the_c_compilers_stack_usage(tmp_path, capsys, preset):
     path = tmp_path / "kernels.py"
     path.write_text(THREE)
@@ -240,6 +246,20 @@ def test_c_presets_frames_from_the_c_compilers_stack_usage(tmp_path, capsys, pre
     assert f["tvm_built_frame"] > 2960
     assert f["memplan_built_frame"] <= doc["max_frame"]
     assert code == (1 if f["tvm_built_frame"] > doc["max_frame"] else 0)
+    # GCC's figure is the only one: no second source for C.
+    assert doc["frames_cross_checked_by"] is None and f["tvm_llvm_frame"] is None
+
+
+def test_cortex_m85_frames_come_from_llvms_machine_code(tmp_path, capsys):
+    path = tmp_path / "kernels.py"
+    path.write_text(THREE)
+    code = main(["check", str(path), "--target", "cortex-m85", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["frames_measured_by"] == "the assembly TVM's LLVM emitted"
+    (f,) = doc["functions"]
+    assert f["tvm_built_frame"] - f["realignment"] == f["tvm_llvm_frame"] > 2960
+    assert f["memplan_built_frame"] == f["memplan_llvm_frame"] <= doc["max_frame"] == 256
+    assert code == 1
 
 
 def test_a_c_preset_without_its_compiler_compares_buffers_and_says_so(tmp_path, capsys):
@@ -291,3 +311,35 @@ def test_a_target_files_c_compiler_runs_no_other_program_or_option(tmp_path, cap
 ])
 def test_prologue_frame(lines, frame):
     assert prologue_frame(["\t" + line for line in lines]) == frame
+
+
+def test_realignment_is_apart_from_what_llvm_counts():
+    arm = ["push {r4, r5, r7, lr}", "add r7, sp, #8", "sub.w sp, sp, #2992", "mov r4, sp",
+           "bfc r4, #0, #4", "mov sp, r4", "cmp r2, #2"]
+    assert prologue_parts(["\t" + line for line in arm]) == (3008, 8)
+    x86 = ["pushq %rbp", "movq %rsp, %rbp", "andq $-64, %rsp", "subq $128, %rsp", "cmpl $2, %edx"]
+    assert prologue_parts(["\t" + line for line in x86]) == (136, 48)
+
+
+LL = """define dllexport i32 @__tvm_ffi_k(ptr %self, ptr %args, i32 %n) #0 !dbg !5 {
+define internal fastcc void @__tvm_set_raised_6(ptr %0) unnamed_addr #1 {
+define weak dllexport i32 @__tvm_ffi_main(ptr %0, ptr %1) local_unnamed_addr {
+attributes #0 = { "target-cpu"="cortex-m4" }
+attributes #1 = { noinline }
+"""
+
+
+def test_llvm_is_asked_for_every_frame_and_its_warnings_read():
+    text, covered = with_stack_warnings(LL)
+    assert covered == {"__tvm_ffi_k", "__tvm_set_raised_6"}  # main names no group
+    assert text.count('"warn-stack-size"="0"') == 2
+    stderr = ("warning: IRModule.CodeGenLLVM:0:0: stack frame size (3008) exceeds limit (0) "
+              "in function '__tvm_ffi_k'\nsome other line\n")
+    # A covered function LLVM says nothing of has an empty frame; main has no figure.
+    assert parse_warnings(stderr, covered) == {"__tvm_ffi_k": 3008, "__tvm_set_raised_6": 0}
+
+
+def test_two_sources_that_differ_are_a_finding():
+    frames = BuiltFrames({"k": 3016, "j": 40, "d": None}, "asm", "", llvm={
+        "k": 3008, "j": 32, "d": 16}, realignment={"k": 8, "j": 0})
+    assert frames.disagreements() == ["j"]  # d: no constant frame in the assembly

@@ -4,7 +4,9 @@
 - crash: an exception other than memplan's one-line InputError / BudgetError;
 - over: memplan's build has a frame over the preset's max_frame, or raised BudgetError;
 - unread: a frame memplan's build could not read (no symbol, no constant) on an LLVM target;
-- check: `check` disagrees with the frames it printed (exit code against TVM's frame).
+- check: `check` disagrees with the frames it printed (exit code against TVM's frame);
+- sources: on an LLVM target, the assembly's frame less its realignment is not LLVM's own
+  count (`llvm_frames`), for TVM's build or memplan's.
 
     python tests/tir_fuzz.py --seeds 0:40 [--presets cortex-m4,...]
 
@@ -92,6 +94,14 @@ def run_one(seed: int, presets: list[str]) -> list[tuple[str, str, str]]:
                        for f in check.frames)
             if over and not check.errors:
                 out.append(("check", preset, "TVM's frame over max_frame, no error"))
+            for f in check.frames:
+                for who in f.disagreements():
+                    out.append(("sources", preset, f"{f.function} ({who}): assembly "
+                                f"{f.tvm if who == 'TVM 0.27' else f.memplan} B, LLVM "
+                                f"{f.tvm_llvm if who == 'TVM 0.27' else f.memplan_llvm} B"))
+            unread = [d.message for d in check.diagnostics if d.message.startswith(
+                "frames not cross-checked")]
+            out += [("sources", preset, m[:200]) for m in unread]
     return out
 
 

@@ -23,6 +23,7 @@ from it has a proven bound (`packs.py`): one plan for every size up to N.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -53,6 +54,47 @@ class _Function:
 
 
 Bounded = dict[str, dict[tuple[int, int], int]]  # per public function, (argument, dim): N
+
+
+@dataclass(frozen=True)
+class Corners:
+    """Sizes a bounded program is checked at (`corners`)."""
+
+    points: tuple[Bounded, ...]  # each a size for every bounded dimension, small first
+    every_corner: bool  # False: past the cap, the corners listed under `corners` only
+    dims: int  # how many bounded dimensions
+    corners: int  # how many distinct corners are among the points
+
+
+def corners(bounded: Bounded, cap: int) -> Corners:
+    """Every corner of the bounded dimensions (each at 1 or at its bound: 2^k of them for k
+    dimensions) and the middle (each at half its bound, rounded up). Past `cap` points
+    the corners are not all taken, since they double with each dimension: all at 1, all at
+    their bound, and each dimension alone at one end with the others at the other end
+    (2 + 2k corners), and the middle."""
+    keys = [(f, d) for f, dims in bounded.items() for d in dims]
+    ends = [sorted({1, bounded[f][d]}) for f, d in keys]
+    count = 1
+    for e in ends:
+        count *= len(e)
+    every = count + 1 <= cap
+    if every:
+        combos = list(itertools.product(*ends))
+    else:
+        low, high = [e[0] for e in ends], [e[-1] for e in ends]
+        combos = [tuple(low), tuple(high)]
+        for k in range(len(keys)):
+            combos += [tuple(high[:k] + [low[k]] + high[k + 1:]),
+                       tuple(low[:k] + [high[k]] + low[k + 1:])]
+    taken = len(set(combos))
+    combos.append(tuple((bounded[f][d] + 1) // 2 for f, d in keys))
+    points: list[Bounded] = []
+    for combo in sorted(dict.fromkeys(combos), key=sum):
+        point: Bounded = {f: {} for f in bounded}
+        for (f, d), value in zip(keys, combo, strict=True):
+            point[f][d] = value
+        points.append(point)
+    return Corners(tuple(points), every, len(keys), taken)
 
 
 def pin_dims(source: bytes, path: str, dims: Mapping[str, int],
@@ -235,4 +277,4 @@ def _builtin(type_: ir.Type) -> str:
     return f"tensor<{dims}{element}>"
 
 
-__all__ = ["Bounded", "pin_dims"]
+__all__ = ["Bounded", "Corners", "corners", "pin_dims"]

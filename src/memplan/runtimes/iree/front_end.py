@@ -68,6 +68,11 @@ def pack_arena(pack: Pack, iree: Layout | None) -> Arena | str:
     return Arena(_arena_name(pack), buffers, pack.config.offset_alignment, runtime)
 
 
+# `--check-run` runs both .vmfb files once per point: every corner of up to four bounded
+# dimensions (16) and the middle; past that, 2 + 2k corners and the middle (`dims.corners`).
+RUN_POINTS = 17
+
+
 def _folded_note(pack: Pack, folded: list[FoldedAlloca], iree: Layout) -> str:
     """What a folded arena is compared with: IREE's arena and its allocations apart."""
     # No location: IREE's locations name its stdin, the text `--dim` may have rewritten.
@@ -81,16 +86,27 @@ def _folded_note(pack: Pack, folded: list[FoldedAlloca], iree: Layout) -> str:
 def run_sizes(bounded: Mapping[str, Mapping[tuple[int, int], int]]
               ) -> list[dict[str, dict[tuple[int, int], int]]]:
     """The input sizes `--check-run` calls each entry at: with bounded dimensions
-    (`--dim NAME=..N`), 1, half of N (rounded up) and N, each bounded dimension at that
-    point of its own range, so the one plan is run small, in the middle and at its bound."""
+    (`--dim NAME=..N`), every corner (each dimension at 1 or at its bound) and the middle,
+    so the one plan is run small, in the middle, at its bound and at every mix of them
+    (past `RUN_POINTS`, the corners `dims.corners` keeps)."""
     if not bounded:
         return [{}]
-    choices: list[dict[str, dict[tuple[int, int], int]]] = []
-    for pick in (lambda n: 1, lambda n: (n + 1) // 2, lambda n: n):
-        choice = {f: {d: pick(n) for d, n in dims.items()} for f, dims in bounded.items()}
-        if choice not in choices:
-            choices.append(choice)
-    return choices
+    from .dims import corners
+
+    return [dict(p) for p in corners(dict(bounded), RUN_POINTS).points]
+
+
+def run_sizes_note(bounded: Mapping[str, Mapping[tuple[int, int], int]]) -> str:
+    """What `--check-run` will run, for the notes."""
+    from .dims import corners
+
+    found = corners({f: dict(d) for f, d in bounded.items()}, RUN_POINTS)
+    which = "every corner (each bounded dimension at 1 or at its bound)" if \
+        found.every_corner else (f"{found.dims} bounded dimensions have {2 ** found.dims:,} "
+                                 f"corners, past the cap of {RUN_POINTS - 1}: all at 1, all at "
+                                 "their bound and each alone at one end, the others at the other")
+    return (f"--check-run runs each entry at {len(found.points)} size(s): {which}, and the "
+            "middle (each at half its bound, rounded up)")
 
 
 class IreeFrontEnd:
@@ -131,6 +147,7 @@ class IreeFrontEnd:
             notes.append(f"planned and compiled at --dim sizes: {pinned}")
         if largest is not None:
             notes.append(largest)
+            notes.append(run_sizes_note(bounded))
         for i, (pack, iree) in enumerate(zip(program.packs, program.iree, strict=True)):
             folded = [f for f in program.folded
                       if (f.function, f.pack) == (pack.function, pack.index)]

@@ -20,6 +20,7 @@ from ...errors import InputError
 from . import packs as iree_packs
 from . import stages as iree_stages
 from .compare import RunInput, RunParameter
+from .dims import corners
 from .entry import EntryPoint, entry_points, parameters
 from .fold import FoldedAlloca, fold_transients
 from .inputs import NUMPY_DTYPES
@@ -112,6 +113,9 @@ def _iree_static_layout(pack: Pack) -> Layout | None:
 
 # Sizes up to this are each evaluated when a bound is checked; above it, a spread of them.
 _SIZES_CHECKED = 1024
+# Corners of the bounded dimensions evaluated (and the middle): every one of up to ten
+# dimensions; past that, 2 + 2k of them (`dims.corners`).
+_CORNERS_CHECKED = 1025
 
 
 def at_largest_size(program: IreeProgram, bounded: Mapping[str, Mapping[tuple[int, int], int]]
@@ -132,16 +136,24 @@ def at_largest_size(program: IreeProgram, bounded: Mapping[str, Mapping[tuple[in
 
     largest = iree_packs.runtime_sizes_at(program.module, at({}))
     worst: dict[tuple[int, int], tuple[int, int, str]] = {}
+
+    def compare(choice: Mapping[tuple[str, int, int], int], where: str) -> None:
+        smaller = iree_packs.runtime_sizes_at(program.module, at(choice))
+        for p, (row, big) in enumerate(zip(smaller, largest, strict=True)):
+            for k, (a, b) in enumerate(zip(row, big, strict=True)):
+                if a is not None and b is not None and a > b and (p, k) not in worst:
+                    worst[(p, k)] = (a, b, where)
+
     for function, dims in bounded.items():
         for (i, j), n in dims.items():
             step = max(1, -(-n // _SIZES_CHECKED))
             for value in [*range(1, n, step)]:
-                smaller = iree_packs.runtime_sizes_at(program.module,
-                                                      at({(function, i, j): value}))
-                for p, (row, big) in enumerate(zip(smaller, largest, strict=True)):
-                    for k, (a, b) in enumerate(zip(row, big, strict=True)):
-                        if a is not None and b is not None and a > b and (p, k) not in worst:
-                            worst[(p, k)] = (a, b, f"arg{i}.{j}={value}")
+                compare({(function, i, j): value}, f"arg{i}.{j}={value}")
+    checked = corners({f: dict(d) for f, d in bounded.items()}, _CORNERS_CHECKED)
+    for point in checked.points:
+        compare({(f, i, j): v for f, d in point.items() for (i, j), v in d.items()},
+                ", ".join(f"arg{i}.{j}={v}" for d in point.values()
+                          for (i, j), v in d.items()))
     if worst:
         (p, k), (a, b, where) = next(iter(worst.items()))
         raise InputError(program.name, f"--dim ..N: {program.packs[p].name}'s runtime-sized "
@@ -166,8 +178,12 @@ def at_largest_size(program: IreeProgram, bounded: Mapping[str, Mapping[tuple[in
         packs.append(dataclasses.replace(pack, slices=tuple(slices)))
     shown = "; ".join(f"@{f} " + ", ".join(f"arg{i}.{j}<={n}" for (i, j), n in d.items())
                       for f, d in bounded.items())
+    corner_text = "every corner" if checked.every_corner else \
+        f"{checked.corners} of the {2 ** checked.dims:,} corners (past the cap)"
     note = (f"one plan for every size up to the bound ({shown}): {evaluated} runtime-sized "
-            "slice(s) planned at their size at the bound, none larger at any smaller size")
+            "slice(s) planned at their size at the bound, none larger at any smaller size "
+            f"(each dimension over its range with the others at their bound, {corner_text} "
+            "and the middle)")
     if loose:
         note += f"; {loose} at the range analysis' bound (not evaluated per size)"
     return dataclasses.replace(program, packs=tuple(packs)), note

@@ -72,7 +72,14 @@ def _register_count(regs: str) -> int:
 
 def prologue_frame(body: list[str]) -> int | None:
     """Bytes the prologue reserves, or None when it moves the stack by an unknown amount."""
-    frame = 0
+    parts = prologue_parts(body)
+    return None if parts is None else parts[0] + parts[1]
+
+
+def prologue_parts(body: list[str]) -> tuple[int, int] | None:
+    """What the prologue reserves apart from realignment, and the most realignment adds
+    (LLVM's own frame size counts the first only: `llvm_frames`); None as `prologue_frame`."""
+    frame = realigned = 0
     constants: dict[str, int] = {}  # registers the prologue loaded with a constant
     for line in body:
         # Comments: `@` on Arm; `#` on x86-64 only (an Arm immediate is `#N`).
@@ -97,25 +104,37 @@ def prologue_frame(body: list[str]) -> int | None:
         elif m := _ARM_MOVW.match(text):
             constants[m.group(1)] = int(m.group(2))
         elif m := _ARM_REALIGN.match(text):
-            frame += realignment_padding(1 << int(m.group(1)), ARM_CALL_ALIGNMENT, frame)
+            realigned += realignment_padding(1 << int(m.group(1)), ARM_CALL_ALIGNMENT, frame)
         elif _X86_PUSH.match(text):
             frame += 8
         elif m := _X86_SUB.match(text):
             frame += int(m.group(1))
         elif m := _X86_REALIGN.match(text):
             # `below` counts the return address: rsp + 8 is the aligned address.
-            frame += realignment_padding(int(m.group(1)), X86_CALL_ALIGNMENT, frame + 8)
+            realigned += realignment_padding(int(m.group(1)), X86_CALL_ALIGNMENT, frame + 8)
         elif _ARM_KEEP.match(text) or _X86_KEEP.match(text):
             continue
         else:
             break
-    return frame
+    return frame, realigned
 
 
 def has_symbol(asm: str, function: str) -> bool:
     """Whether PrimFunc `function` has code of its own in the assembly (a private function
     LLVM inlined into all its callers has none)."""
     return any(function_lines(asm, s) is not None for s in (f"__tvm_ffi_{function}", function))
+
+
+def symbol_of(asm: str, function: str) -> str | None:
+    """The symbol PrimFunc `function`'s code has: its packed-API one, else its own."""
+    return next((s for s in (f"__tvm_ffi_{function}", function)
+                 if function_lines(asm, s) is not None), None)
+
+
+def parts_of(asm: str, function: str) -> tuple[int, int] | None:
+    """`prologue_parts` of PrimFunc `function`'s code (None where `frame_of` is None)."""
+    symbol = symbol_of(asm, function)
+    return None if symbol is None else prologue_parts(function_lines(asm, symbol) or [])
 
 
 def frame_of(asm: str, function: str) -> int | None:

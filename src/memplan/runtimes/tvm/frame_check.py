@@ -33,6 +33,20 @@ class FunctionFrames:
     tvm: int | None  # bytes in TVM's own build; None: not constant, or unmeasured
     memplan: int | None  # bytes in memplan's pipeline's build
     inlined: bool = False  # no code of its own in TVM's build: in its callers' frames
+    # The second source on LLVM targets (`llvm_frames`): LLVM's own count, which leaves out
+    # what realignment adds; None: not an LLVM target, or LLVM gave no figure.
+    tvm_llvm: int | None = None
+    memplan_llvm: int | None = None
+    tvm_realignment: int = 0
+    memplan_realignment: int = 0
+
+    def disagreements(self) -> list[str]:
+        """"TVM 0.27" and/or "memplan" where the assembly's frame less its realignment is not
+        LLVM's count."""
+        pairs = (("TVM 0.27", self.tvm, self.tvm_realignment, self.tvm_llvm),
+                 ("memplan", self.memplan, self.memplan_realignment, self.memplan_llvm))
+        return [who for who, asm, realigned, llvm in pairs
+                if asm is not None and llvm is not None and asm - realigned != llvm]
 
 
 @dataclass(frozen=True)
@@ -45,6 +59,7 @@ class TirCheck:
     measured_by: str = ""  # where the frames come from
     unmeasured: str | None = None  # why they could not be read, when they could not
     reserve: int = 0  # bytes of each frame memplan's build kept for what is not a buffer
+    cross_checked_by: str | None = None  # the second source of the frames, if any
 
     @property
     def max_frame(self) -> int | None:
@@ -85,7 +100,8 @@ def function_lines(text: str) -> dict[str, int]:
 def check_tir(path: str, text: str, target: Target) -> TirCheck:
     import tvm
 
-    from .built_frames import read_frames
+    from .built_frames import is_c, read_frames
+    from .llvm_frames import SOURCE as LLVM_SOURCE
     from .tir_pipeline import build_rounds
 
     mod = load_script(path, text)
@@ -106,13 +122,35 @@ def check_tir(path: str, text: str, target: Target) -> TirCheck:
                          f"did not (a bug in memplan): {_first_line(err)}") from None
     plans = tuple(f.plan for f in ours.frames)
     names = [p.function for p in plans]
-    read = read_frames(theirs, tvm_target, target, names, path)
-    frames = tuple(FunctionFrames(f.function, read.frames.get(f.function), f.frame,
-                                  f.function in read.inlined) for f in ours.frames)
+    llvm = not is_c(tvm_target)
+    read = read_frames(theirs, tvm_target, target, names, path, cross_check=llvm)
+    # The second source for memplan's build: its module read again, LLVM's count beside
+    # (C targets have one source: GCC is not run twice for nothing).
+    mine = read_frames(ours.module, tvm_target, target, names, path, cross_check=True) \
+        if llvm else read
+    frames = tuple(FunctionFrames(
+        f.function, read.frames.get(f.function), f.frame, f.function in read.inlined,
+        read.llvm.get(f.function), mine.llvm.get(f.function),
+        read.realignment.get(f.function, 0), mine.realignment.get(f.function, 0))
+        for f in ours.frames)
     check = TirCheck(path, target, plans, (), frames, ours.measured_by,
-                     ours.unmeasured or read.unmeasured, ours.reserve)
+                     ours.unmeasured or read.unmeasured, ours.reserve,
+                     LLVM_SOURCE if llvm else None)
     lines = function_lines(text)
     diags = [d for p in plans for d in frame_diagnostics(check, p, lines)]
+    for f in frames:
+        for who in f.disagreements():
+            asm, realigned, count = (f.tvm, f.tvm_realignment, f.tvm_llvm) \
+                if who == "TVM 0.27" else (f.memplan, f.memplan_realignment, f.memplan_llvm)
+            loc = SourceLoc(path, lines[f.function], 1) if f.function in lines else None
+            diags.append(Diagnostic(
+                "warning", loc, f"@{f.function}: the frame of {who}'s build read from the "
+                f"assembly ({asm} B, {realigned} B of it realignment) is not LLVM's own "
+                f"count ({count} B): one of the two readings is wrong",
+                code="tvm-frame-sources-disagree"))
+    for why in {read.llvm_unread, mine.llvm_unread} - {None}:
+        diags.append(Diagnostic("warning", None, f"frames not cross-checked: {why}",
+                                code="tvm-frame-sources-disagree"))
     if check.unmeasured and check.max_frame is not None:
         diags.insert(0, Diagnostic(
             "warning", None, f"frames not measured ({check.measured_by}: {check.unmeasured}): "
@@ -120,7 +158,7 @@ def check_tir(path: str, text: str, target: Target) -> TirCheck:
             f"{check.max_frame}-byte max_frame, not the saved registers and spills",
             code="tvm-frame-unmeasured"))
     return TirCheck(path, target, plans, tuple(diags), frames, check.measured_by,
-                    check.unmeasured, check.reserve)
+                    check.unmeasured, check.reserve, check.cross_checked_by)
 
 
 def _first_line(err: BaseException) -> str:
@@ -200,7 +238,8 @@ def frame_diagnostics(check: TirCheck, plan: FramePlan,
             "error", loc, f"@{plan.function}: memplan's TIR pipeline still builds {built}, over "
             f"{target.name}'s {max_frame}-byte max_frame: it keeps {plan.memplan_frame} bytes "
             f"of buffers on the stack, {pinned} of them pinned there by the input "
-            f"(disable_lower_builtin or scalable)", code="tvm-frame-pinned-over-budget"))
+            f"(disable_lower_builtin, scalable, or in a private helper, which has no "
+            f"workspace)", code="tvm-frame-pinned-over-budget"))
     return out
 
 

@@ -28,6 +28,7 @@ a caller keeps no buffer and is still over, the inlined functions keep none eith
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,7 +75,11 @@ def apply_policy(func: Any, name: str, policy: FramePolicy) -> tuple[Any, FrameP
     # A pass gets the module TVM lowered: the same walk as `tir.allocations`.
     found = list(walk_allocations(func.body, device_type_of(func)))
     stmts = [s for s, _ in found]
-    plan = plan_frame(name, [allocation_record(name, s, dev) for s, dev in found], policy)
+    records = [allocation_record(name, s, dev) for s, dev in found]
+    if not has_error_path(func):
+        # No workspace without a way to fail: keep each buffer on the stack.
+        records = [dataclasses.replace(r, pinned=True) for r in records]
+    plan = plan_frame(name, records, policy)
     # Python wrappers of TVM nodes are made afresh on each access: match by buffer.
     by_buffer = [(s.buffer, d) for s, d in zip(stmts, plan.decisions, strict=True)]
     pending: list[list[Any]] = []
@@ -101,6 +106,16 @@ def apply_policy(func: Any, name: str, policy: FramePolicy) -> tuple[Any, FrameP
 
     body = map_scopes(func.body, rewrite, close, lambda: pending.append([]))
     return func.with_body(body), plan
+
+
+def has_error_path(func: Any) -> bool:
+    """Whether `func` can report a failed workspace allocation: the statements
+    LowerTVMBuiltin emits end in `tvm_throw_last_error`, a `return -1`, so only a function
+    returning int32 (a packed-API one) has them. A private helper a kernel calls returns
+    nothing: a workspace buffer there is IR LLVM refuses ("returns non-void in Function of
+    void return type"), and TVM's own pipeline refuses a large buffer in one too ("Unknown
+    device id")."""
+    return func.ret_type is not None and str(func.ret_type) == "int32"
 
 
 def _true() -> Any:

@@ -34,6 +34,8 @@ def _format_source(check: TirCheck) -> str:
         "no addressable stack"
     how = f"not measured ({check.unmeasured})" if check.unmeasured else \
         f"from {check.measured_by}"
+    if check.cross_checked_by and not check.unmeasured:
+        how += f", cross-checked by {check.cross_checked_by}"
     reserve = f"; memplan's build reserved {check.reserve} B of each frame for what is not a " \
         "buffer" if check.reserve else ""
     return f"{check.target.name}: {limit}; frames {how}{reserve}"
@@ -41,6 +43,13 @@ def _format_source(check: TirCheck) -> str:
 
 def _frame(n: int | None, measured: bool) -> str:
     return f"{n} B" if n is not None else ("?" if measured else "not measured")
+
+
+def _llvm(count: int | None, realigned: int) -> str:
+    """LLVM's own count beside the assembly's frame, when there is one."""
+    if count is None:
+        return ""
+    return f" (LLVM {count} B" + (f" + {realigned} B realignment)" if realigned else ")")
 
 
 def _format_plan(plan: FramePlan, check: TirCheck) -> str:
@@ -59,8 +68,10 @@ def _format_plan(plan: FramePlan, check: TirCheck) -> str:
     if frames is not None and frames.inlined:
         built = "inlined into its callers (no frame of its own); "
     elif frames is not None:
-        built = (f"frame TVM 0.27 {_frame(frames.tvm, measured)}, memplan "
-                 f"{_frame(frames.memplan, measured)}; ")
+        built = (f"frame TVM 0.27 {_frame(frames.tvm, measured)}"
+                 f"{_llvm(frames.tvm_llvm, frames.tvm_realignment)}, memplan "
+                 f"{_frame(frames.memplan, measured)}"
+                 f"{_llvm(frames.memplan_llvm, frames.memplan_realignment)}; ")
     head = (f"@{plan.function}: {built}stack buffers TVM 0.27 {plan.tvm_frame} B, memplan "
             f"{plan.memplan_frame} B (each rounded up to {plan.policy.alignment})")
     return head + ("\n" + table if plan.decisions else "\n  no allocations")
@@ -83,10 +94,14 @@ def tir_check_json(check: TirCheck) -> dict[str, Any]:
         "frames_measured_by": check.measured_by,
         "frames_unmeasured": check.unmeasured,
         "reserve": check.reserve,
+        "frames_cross_checked_by": check.cross_checked_by,
         "functions": [
             {"function": p.function, "budget": p.budget,
              "tvm_built_frame": built(p.function, "tvm"),
              "memplan_built_frame": built(p.function, "memplan"),
+             "tvm_llvm_frame": built(p.function, "tvm_llvm"),
+             "memplan_llvm_frame": built(p.function, "memplan_llvm"),
+             "realignment": built(p.function, "tvm_realignment") or 0,
              "inlined": built(p.function, "inlined") or False,
              "tvm_frame": p.tvm_frame, "memplan_frame": p.memplan_frame,
              "allocations": [
