@@ -366,16 +366,12 @@ def test_bounded_dim_of_a_torch_dialect_program() -> None:
     assert check_run(fe, plan).identical
 
 
-_SHRINKING = """
-func.func @main(%x: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<16x16xf32> {
-  %c0 = arith.constant 0 : index
-  %c65 = arith.constant 65 : index
-  %z = arith.constant 0.0 : f32
-  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
-  %m = arith.subi %c65, %n : index
+# A transient of %m rows of 16 f32, filled from the first row of %x and multiplied: the
+# programs below differ only in how %m follows the dynamic sizes.
+_ROWS_OF_M = """
   %s = tensor.extract_slice %x[0, 0] [1, 16] [1, 1] : tensor<?x16xf32> to tensor<1x16xf32>
   %e = tensor.empty(%m) : tensor<?x16xf32>
-  %a = linalg.generic {indexing_maps = [affine_map<(i, j) -> (0, j)>,
+  %t = linalg.generic {indexing_maps = [affine_map<(i, j) -> (0, j)>,
                                         affine_map<(i, j) -> (i, j)>],
                        iterator_types = ["parallel", "parallel"]}
        ins(%s : tensor<1x16xf32>) outs(%e : tensor<?x16xf32>) {
@@ -383,7 +379,7 @@ func.func @main(%x: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<16x16xf32
     linalg.yield %v : f32
   } -> tensor<?x16xf32>
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
-  %b = linalg.matmul ins(%a, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+  %u = linalg.matmul ins(%t, %w : tensor<?x16xf32>, tensor<16x16xf32>)
                      outs(%f : tensor<?x16xf32>) -> tensor<?x16xf32>
   %g0 = tensor.empty() : tensor<16x16xf32>
   %g = linalg.fill ins(%z : f32) outs(%g0 : tensor<16x16xf32>) -> tensor<16x16xf32>
@@ -391,15 +387,25 @@ func.func @main(%x: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<16x16xf32
                                         affine_map<(i, j, k) -> (k, j)>,
                                         affine_map<(i, j, k) -> (i, j)>],
                        iterator_types = ["parallel", "parallel", "reduction"]}
-       ins(%b, %b : tensor<?x16xf32>, tensor<?x16xf32>) outs(%g : tensor<16x16xf32>) {
-  ^bb0(%p: f32, %q: f32, %o: f32):
-    %t = arith.mulf %p, %q : f32
-    %u = arith.addf %o, %t : f32
-    linalg.yield %u : f32
+       ins(%u, %u : tensor<?x16xf32>, tensor<?x16xf32>) outs(%g : tensor<16x16xf32>) {
+  ^bb0(%v: f32, %v2: f32, %o: f32):
+    %h = arith.mulf %v, %v2 : f32
+    %k = arith.addf %o, %h : f32
+    linalg.yield %k : f32
   } -> tensor<16x16xf32>
   return %c : tensor<16x16xf32>
 }
 """
+
+
+_SHRINKING = """
+func.func @main(%x: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c65 = arith.constant 65 : index
+  %z = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %m = arith.subi %c65, %n : index
+""" + _ROWS_OF_M
 
 
 def test_bounded_dim_refused_where_sizes_shrink_as_it_grows(tmp_path: Path) -> None:
@@ -495,33 +501,7 @@ func.func @main(%x: tensor<?x16xf32>, %y: tensor<?xf32>, %w: tensor<16x16xf32>)
   %pq = arith.muli %p, %q : index
   %pq2 = arith.muli %pq, %c2 : index
   %m = arith.addi %ab, %pq2 : index
-  %s = tensor.extract_slice %x[0, 0] [1, 16] [1, 1] : tensor<?x16xf32> to tensor<1x16xf32>
-  %e = tensor.empty(%m) : tensor<?x16xf32>
-  %t = linalg.generic {indexing_maps = [affine_map<(i, j) -> (0, j)>,
-                                        affine_map<(i, j) -> (i, j)>],
-                       iterator_types = ["parallel", "parallel"]}
-       ins(%s : tensor<1x16xf32>) outs(%e : tensor<?x16xf32>) {
-  ^bb0(%v: f32, %o: f32):
-    linalg.yield %v : f32
-  } -> tensor<?x16xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
-  %u = linalg.matmul ins(%t, %w : tensor<?x16xf32>, tensor<16x16xf32>)
-                     outs(%f : tensor<?x16xf32>) -> tensor<?x16xf32>
-  %g0 = tensor.empty() : tensor<16x16xf32>
-  %g = linalg.fill ins(%z : f32) outs(%g0 : tensor<16x16xf32>) -> tensor<16x16xf32>
-  %c = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (k, i)>,
-                                        affine_map<(i, j, k) -> (k, j)>,
-                                        affine_map<(i, j, k) -> (i, j)>],
-                       iterator_types = ["parallel", "parallel", "reduction"]}
-       ins(%u, %u : tensor<?x16xf32>, tensor<?x16xf32>) outs(%g : tensor<16x16xf32>) {
-  ^bb0(%v: f32, %v2: f32, %o: f32):
-    %h = arith.mulf %v, %v2 : f32
-    %k = arith.addf %o, %h : f32
-    linalg.yield %k : f32
-  } -> tensor<16x16xf32>
-  return %c : tensor<16x16xf32>
-}
-"""
+""" + _ROWS_OF_M
 
 
 def test_a_size_larger_only_at_a_corner_is_refused(tmp_path: Path) -> None:
