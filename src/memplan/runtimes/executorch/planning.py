@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .edge_yaml import libyaml_for_safe_loads
@@ -55,6 +55,8 @@ from ...buffers import Arena, BufferRequest, RuntimePlan
 from ...errors import BudgetError
 from ...pack import PlanStatus
 from ...plan.contract import Operator
+from .inplace import InPlace
+from .inplace import find as find_in_place
 
 DEFAULT_ARENA = 1  # arena 0 holds constants; ExecuTorch plans activations into 1
 
@@ -142,8 +144,11 @@ class MemplanAlgorithm:
 
     def __init__(self, *, time_limit: float | None = 10.0,
                  pools: Sequence[ArenaPool] | None = None,
-                 planner: Callable[[Arena], Sequence[Any]] | None = None) -> None:
+                 planner: Callable[[Arena], Sequence[Any]] | None = None,
+                 in_place: bool = False) -> None:
         self.time_limit = time_limit
+        self.in_place = in_place  # outputs over dying inputs (`inplace.py`)
+        self.shared: list[InPlace] = []  # the last call's (the top graph's) in-place ops
         self.pools = tuple(pools or ())
         if len({p.mem_id for p in self.pools}) != len(self.pools):
             raise ValueError("pools must have distinct mem_ids")
@@ -175,6 +180,11 @@ class MemplanAlgorithm:
         roots = [s for s in specs if s.storage_base is None]
         names = _op_names(graph_module)
         requests = {spec: self._request(i, spec, names) for i, spec in enumerate(roots)}
+        self.shared = find_in_place(graph_module, {id(s) for s in roots}) if self.in_place \
+            else []
+        for done in self.shared:
+            requests[done.output] = replace(requests[done.output],
+                                            shares_with=requests[done.input].key)
         self.operators = _operators(graph_module, {id(s): r.key for s, r in requests.items()})
         runtime, refused = self._runtime_plan(alignment, specs, graph_module,
                                               graph_signature, extra_padding, requests)
@@ -296,11 +306,13 @@ class MemplanAlgorithm:
 
 def planning_pass(*, time_limit: float | None = 10.0, pools: Sequence[ArenaPool] | None = None,
                   planner: Callable[[Arena], Sequence[Any]] | None = None,
-                  **pass_options: Any) -> MemoryPlanningPass:
+                  in_place: bool = False, **pass_options: Any) -> MemoryPlanningPass:
     """A `MemoryPlanningPass` planned by memplan; options go to the pass
     (`alloc_graph_input`, `alignment`, ...). Its algorithm is `.memory_planning_algo`
-    `.algo_list[0]`, whose `arenas` and `spills` tell what it did."""
-    algo = MemplanAlgorithm(time_limit=time_limit, pools=pools, planner=planner)
+    `.algo_list[0]`, whose `arenas` and `spills` tell what it did (and `shared`, with
+    `in_place`, the operators whose output takes a dying input's bytes)."""
+    algo = MemplanAlgorithm(time_limit=time_limit, pools=pools, planner=planner,
+                            in_place=in_place)
     return MemoryPlanningPass(
         memory_planning_algo=MemoryPlanningAlgorithmSuite(algo_list=[algo]), **pass_options)
 

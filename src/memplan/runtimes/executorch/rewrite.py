@@ -46,8 +46,30 @@ def reorder(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
         "(before ExecuTorch's lowering)",))
 
 
-def _view(view: ModelView, exported) -> ModelView:  # noqa: ANN001
+def inplace(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
+            ) -> Candidate | str:
+    """Elementwise outputs written over inputs that die there (`inplace.py`). Which
+    operators qualify is decided on the graph ExecuTorch plans, so the program is lowered
+    once here (heuristic packing) to name them."""
+    from .front_end import memplan_planner
+
+    candidate = _view(view, view.source.exported, in_place=True)
+    lowered, _ = fe.lower(candidate, memplan_planner(view.source.pools, time_limit=None))
+    shared = lowered.source.algorithm.shared
+    if not shared:
+        return "no operator writes over an input that dies there with the same shape, " \
+               "dtype and layout"
+    return Candidate(candidate, tuple(
+        f"{d.kernel.removesuffix('.out')} {d.node} writes over {d.source} ({d.bytes:,} B)"
+        for d in shared))
+
+
+def _view(view: ModelView, exported, in_place: bool | None = None  # noqa: ANN001
+          ) -> ModelView:
     source = view.source
     given = source.exported if source.given is None else source.given
+    changed = replace(source, exported=exported, given=given)
+    if in_place is not None:
+        changed = replace(changed, in_place=in_place)
     return ModelView(view.path, view.front_end, view.arenas, view.notes, view.details,
-                     replace(source, exported=exported, given=given), view.operators)
+                     changed, view.operators)
