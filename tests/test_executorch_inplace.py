@@ -31,7 +31,7 @@ class EveryKind(nn.Module):
         y = torch.relu(self.bn(a))
         y = nn.functional.hardtanh(y, -0.5, 2.0)
         y = torch.clamp(y, -0.25, 1.5)
-        y = torch.sigmoid(torch.tanh(y))
+        y = nn.functional.gelu(torch.sigmoid(torch.tanh(y)))
         y = (y + b) * c
         return y - d
 

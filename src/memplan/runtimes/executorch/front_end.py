@@ -56,6 +56,9 @@ class _Source:
     # Outputs of elementwise kernels written over an input dying there (`--rewrite
     # inplace`, `inplace.py`): decided in the planning hook, on the graph ExecuTorch plans.
     in_place: bool = False
+    # Sliced tensors released in parts (`parts.py`): set by `--rewrite patches`, whose
+    # stage input is read band by band.
+    parts: bool = False
 
 
 class ExecutorchFrontEnd:
@@ -88,7 +91,7 @@ class ExecutorchFrontEnd:
     def lower(self, view: ModelView, planner: ArenaPlanner) -> tuple[ModelView, bytes]:
         source: _Source = view.source
         planning = et_planning.planning_pass(pools=source.pools, planner=planner,
-                                             in_place=source.in_place)
+                                             in_place=source.in_place, parts=source.parts)
         algo = planning.memory_planning_algo.algo_list[0]
         source.step("lowering with ExecuTorch (to_edge, to_executorch; memplan plans in its hook)")
         try:
@@ -126,6 +129,11 @@ class ExecutorchFrontEnd:
                          + ", ".join(f"{d.kernel.removesuffix('.out')} {d.node}"
                                      for d in algo.shared[:3])
                          + (", ..." if len(algo.shared) > 3 else ""))
+        if algo.released:
+            notes.append("; ".join(
+                f"the {'x'.join(map(str, spec.shape))} {str(spec.dtype).removeprefix('torch.')} "
+                f"tensor ({spec.allocated_memory:,} B) released in {len(parts)} parts, as the "
+                "slices reading it finish" for spec, parts in algo.released.items()))
         if source.fold:
             notes.append("lowered with ExecuTorch's constant propagation (--rewrite): "
                          "weight-only subgraphs (a linear layer's transposed weight) are "

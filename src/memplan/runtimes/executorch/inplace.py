@@ -9,7 +9,8 @@ the optimized kernels where they exist, the portable ones otherwise) compute the
 the output, when input and output have the same shape, dtype and dim order:
 `apply_unary_map_fn` (portable relu, hardtanh), `apply_unitensor_elementwise_fn`
 (portable sigmoid, clamp with scalar bounds), the `DEFINE_UNARY_UFUNC` loop (portable
-tanh), `at::vec::map2` on the `kTreatAs1d` path of the optimized add, sub and mul (the
+tanh), the optimized gelu's loop (`Vec::loadu(in + i)` stored at `out + i`, then the
+scalar tail), `at::vec::map2` on the `kTreatAs1d` path of the optimized add, sub and mul (the
 path taken when neither input is broadcast), and the portable
 `_native_batch_norm_legit_no_training`, whose loop writes `out[(i*C + c)*inner + j]`
 from the input at the same index. A vector load of elements i..i+k before their store
@@ -38,6 +39,7 @@ KINDS: dict[str, tuple[int, ...]] = {
     "clamp.out": (0,),
     "sigmoid.out": (0,),
     "tanh.out": (0,),
+    "gelu.out": (0,),
     "add.out": (0, 1),
     "sub.out": (0, 1),
     "mul.out": (0, 1),

@@ -69,6 +69,7 @@ class Lowered:
     # memplan with in_place: the operators whose output took an input's bytes (`bound`
     # counts both; the arenas' `lower_bound` counts them once)
     in_place: tuple[Any, ...] = ()
+    released: int = 0  # memplan with parts: tensors planned as parts (`parts.py`)
 
     @property
     def total(self) -> int:
@@ -101,8 +102,8 @@ def load_exported(path: str | Path) -> torch.export.ExportedProgram:
 
 def lower(exported: torch.export.ExportedProgram, planner: Planner, *,
           pools: Sequence[ArenaPool] = (), time_limit: float | None = 10.0,
-          graph_fixes: bool = False, arena_planner: Any = None, in_place: bool = False
-          ) -> Lowered:
+          graph_fixes: bool = False, arena_planner: Any = None, in_place: bool = False,
+          parts: bool = False) -> Lowered:
     """Lower a copy of `exported` to an ExecuTorch program planned by `planner`.
 
     `pools` (fastest first) are the arenas for the banked planners. `graph_fixes` turns
@@ -110,20 +111,22 @@ def lower(exported: torch.export.ExportedProgram, planner: Planner, *,
     and its reinplace pass, which change which tensors exist, not where they go.
     `arena_planner` plans each arena for `Planner.MEMPLAN`: the model driver's
     (`front_end.memplan_planner`), which this layer cannot import. `in_place`: memplan
-    writes elementwise outputs over inputs that die there (`inplace.py`).
+    writes elementwise outputs over inputs that die there (`inplace.py`); `parts`: a
+    sliced tensor's bytes are reused once no slice reads them again (`parts.py`).
     """
     return lower_with(exported, planner,
-                      _planning(planner, pools, time_limit, arena_planner, in_place),
+                      _planning(planner, pools, time_limit, arena_planner, in_place, parts),
                       graph_fixes)
 
 
 def _planning(planner: Planner, pools: Sequence[ArenaPool], time_limit: float | None,
-              arena_planner: Any = None, in_place: bool = False) -> MemoryPlanningPass:
+              arena_planner: Any = None, in_place: bool = False, parts: bool = False
+              ) -> MemoryPlanningPass:
     if planner is Planner.GREEDY:
         return MemoryPlanningPass()
     if planner is Planner.MEMPLAN:
         return planning_pass(time_limit=time_limit, pools=pools, planner=arena_planner,
-                             in_place=in_place)
+                             in_place=in_place, parts=parts)
     return _banked_greedy_pass(pools)
 
 
@@ -151,16 +154,19 @@ def lower_with(exported: torch.export.ExportedProgram, planner: Planner,
                         ep.graph_signature)
     verifier.verify_graph_input_output()
     shared = algo.shared if algo else []
-    # An in-place output shares bytes with its input while both are live, which the
-    # verifier refuses unless told; then every such overlap must be one memplan made.
-    reuse_pairs = verifier.verify_storage_reuse(allow_lifetime_and_storage_overlap=bool(shared))
-    if shared:
-        _only_in_place_overlaps(ep.graph_module, planning, ep.graph_signature, shared)
+    released = algo.released if algo else {}
+    # An in-place output shares bytes with its input while both are live, and a tensor
+    # released in parts gives up bytes before its last reader: the verifier refuses both
+    # unless told; then every such overlap must be one memplan made.
+    made = bool(shared or released)
+    reuse_pairs = verifier.verify_storage_reuse(allow_lifetime_and_storage_overlap=made)
+    if made:
+        _only_planned_overlaps(ep.graph_module, planning, ep.graph_signature, shared, released)
     return Lowered(
         planner, bytes(program.buffer), tuple(ep.graph_module.meta["non_const_buffer_sizes"]),
         tuple(planned_tensors(ep.graph_module)), seconds, reuse_pairs,
         tuple(algo.top_arenas) if algo else (), tuple(algo.spills) if algo else (),
-        tuple(shared))
+        tuple(shared), len(released))
 
 
 def planned_tensors(graph_module: Any) -> list[TensorRow]:
@@ -273,11 +279,12 @@ def identical(a: Sequence[Any], b: Sequence[Any]) -> bool:
 
 # --- helpers --------------------------------------------------------------------------
 
-def _only_in_place_overlaps(graph_module: Any, planning: MemoryPlanningPass, signature: Any,
-                            shared: Sequence[Any]) -> None:
+def _only_planned_overlaps(graph_module: Any, planning: MemoryPlanningPass, signature: Any,
+                           shared: Sequence[Any], released: dict[Any, Any]) -> None:
     """Raise unless every two tensors live at once that share bytes are one storage (a
-    view and its base, as ExecuTorch's verifier allows) or an in-place output and its
-    input (`inplace.InPlace`), chains included."""
+    view and its base, as ExecuTorch's verifier allows), an in-place output and its
+    input (`inplace.InPlace`, chains included), or one takes bytes of a tensor released in
+    parts (`parts.py`) that are dead by its first step."""
     from executorch.exir.memory_planning import collect_specs_from_nodes
 
     specs = list(collect_specs_from_nodes(
@@ -302,9 +309,22 @@ def _only_in_place_overlaps(graph_module: Any, planning: MemoryPlanningPass, sig
     for n, lhs in enumerate(specs):
         for rhs in specs[n + 1:]:
             if (Verifier.storage_overlap(lhs, rhs) and Verifier.lifetime_overlap(lhs, rhs)
-                    and find(lhs) != find(rhs)):
+                    and find(lhs) != find(rhs) and not _freed(lhs, rhs, released)
+                    and not _freed(rhs, lhs, released)):
                 raise PlanningError(f"two tensors share bytes while both live: {lhs} and "
                                     f"{rhs}")
+
+
+def _freed(whole: Any, other: Any, released: dict[Any, Any]) -> bool:
+    """Every byte of `whole` under `other` belongs to a part dead before `other`'s first
+    step (lifetimes inclusive, parts' ends exclusive)."""
+    parts = released.get(whole)
+    if not parts or whole.mem_id != other.mem_id:
+        return False
+    lo = other.mem_offset - whole.mem_offset
+    hi = lo + other.allocated_memory
+    return all(p.end <= other.lifetime[0] for p in parts
+               if p.offset < hi and lo < p.offset + p.size)
 
 
 def _banked_greedy_pass(pools: Sequence[ArenaPool]) -> MemoryPlanningPass:

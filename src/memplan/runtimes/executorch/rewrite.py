@@ -30,7 +30,7 @@ def patches(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
             f"{found.split_node}: stage multiply-accumulates +{found.recompute:.1%}, "
             f"bytes live at once {found.bound_before:,} B -> {found.bound_after:,} B "
             "(before ExecuTorch's lowering)")
-    return Candidate(_view(view, found.exported), (said,), found.macs_before,
+    return Candidate(_view(view, found.exported, parts=True), (said,), found.macs_before,
                      found.macs_after)
 
 
@@ -64,12 +64,11 @@ def inplace(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
         for d in shared))
 
 
-def _view(view: ModelView, exported, in_place: bool | None = None  # noqa: ANN001
-          ) -> ModelView:
+def _view(view: ModelView, exported, **flags: bool) -> ModelView:  # noqa: ANN001
+    """The view with its program replaced, and the `_Source` flags given (`in_place`,
+    `parts`) set."""
     source = view.source
     given = source.exported if source.given is None else source.given
-    changed = replace(source, exported=exported, given=given)
-    if in_place is not None:
-        changed = replace(changed, in_place=in_place)
+    changed = replace(source, exported=exported, given=given, **flags)
     return ModelView(view.path, view.front_end, view.arenas, view.notes, view.details,
                      changed, view.operators)
