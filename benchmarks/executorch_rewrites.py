@@ -77,11 +77,41 @@ def row(name: str, make, time_limit: float, folder: Path) -> tuple:
             f"{time.perf_counter() - started:.0f}")
 
 
+IN_PLACE_HEADERS = ("model", "bound", "bound in place", "in place", "identical", "s")
+
+
+def in_place_row(name: str, make) -> tuple:
+    """`--in-place-only`: the program lowered with constant propagation by memplan, with
+    and without in-place outputs; outputs of the two compared."""
+    from memplan.runtimes.executorch.front_end import memplan_planner
+    from memplan.runtimes.executorch.planning import planning_pass
+    from memplan.runtimes.executorch.program import identical, lower_with, run
+
+    started = time.perf_counter()
+    torch.manual_seed(0)
+    model, example = make()
+    exported = torch.export.export(model.eval(), example)
+    done = [lower_with(exported, Planner.MEMPLAN, planning_pass(
+        planner=memplan_planner(time_limit=None), in_place=flag), fold_constants=True)
+        for flag in (False, True)]
+    bounds = [sum(a.lower_bound for a in d.arenas) for d in done]
+    same = identical(run(done[0].program, list(example)), run(done[1].program, list(example)))
+    return (name, bounds[0], bounds[1], len(done[1].in_place), "yes" if same else "NO",
+            f"{time.perf_counter() - started:.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", choices=sorted(MODELS))
     parser.add_argument("--time-limit", type=float, default=2.0)
+    parser.add_argument("--in-place-only", action="store_true",
+                        help="no command: lower each model with and without in-place "
+                        "outputs (constant propagation on) and compare the two")
     args = parser.parse_args()
+    if args.in_place_only:
+        rows = [in_place_row(name, MODELS[name]) for name in args.only or MODELS]
+        print(format_table(IN_PLACE_HEADERS, rows))
+        return
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for name in args.only or MODELS:
