@@ -130,6 +130,37 @@ def test_a_join_shares_its_output_at_an_offset_and_the_plan_checks_it():
                        BufferRequest(1, "b", 8, 0, 1, shares_with=0, share_offset=8)])
 
 
+def test_a_buffer_released_in_parts_frees_its_bands_for_later_buffers():
+    """An image read in three row bands, one per step, each step's output kept to the
+    end: a band is dead once its step has run, so later outputs go where early bands
+    were. Planned whole it needs 96 + 3 x 32 bytes; in parts 96 + 32."""
+    from memplan.buffers import Part, parts_from_reads, pieces
+    from memplan.check.offline_plan import offline_plan_problems
+
+    # with a halo: bytes [16, 32) are read at steps 0 and 1, so they die with the second
+    assert parts_from_reads(96, 0, [(0, 0, 32), (1, 16, 64), (2, 64, 96)], 16) == (
+        Part(0, 16, 1), Part(16, 48, 2), Part(64, 32, 3))
+    assert parts_from_reads(96, 0, [(2, 0, 96)], 16) == ()  # all at once: nothing early
+    parts = parts_from_reads(96, 0, [(0, 0, 32), (1, 32, 64), (2, 64, 96)], 16)
+    image = BufferRequest(0, "image", 96, 0, 3, 16, parts=parts)
+    assert [(p.offset, p.start, p.end) for p in pieces([image])] == [(0, 0, 1), (32, 0, 2),
+                                                                      (64, 0, 3)]
+    outs = tuple(BufferRequest(1 + i, f"out{i}", 32, i, 4, 16) for i in range(3))
+    whole = (dataclasses.replace(image, parts=()), *outs)
+    [before] = plan_arena(Arena("arena", whole, 16), time_limit=None)
+    [after] = plan_arena(Arena("arena", (image, *outs), 16), time_limit=5)
+    assert before.lower_bound == before.size == 96 + 3 * 32
+    assert after.lower_bound == after.size == 96 + 32
+    assert after.offsets[0] == 0  # pinned at the base: its bands are at fixed places
+    offsets = dict(after.offsets)
+    assert offline_plan_problems([image, *outs], offsets, 16) == []
+    # the same offsets with the image whole overlap: the check sees the parts
+    assert offline_plan_problems(list(whole), offsets, 16)
+    # an output placed over a band still being read is caught
+    early = {**offsets, 1: 48}
+    assert any("overlap" in p for p in offline_plan_problems([image, *outs], early, 16))
+
+
 def test_a_written_plan_that_reads_back_differently_is_caught(data):
     from memplan.runtimes.tflm import model as tfl
 

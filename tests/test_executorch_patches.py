@@ -185,3 +185,20 @@ def test_reorder_lowers_the_bound_with_the_same_bytes(tmp_path, capsys):
     assert done["rewrite"] == "reorder" and done["kept"] and done["mac_overhead"] == 0.0
     assert document["arenas"][0]["lower_bound"] < document["original_lower_bound"]
     assert document["check"]["identical"] is True
+
+
+def test_the_stage_input_is_released_in_parts_with_the_same_bytes():
+    """The input image, read band by band by the patches' slices, gives its bands back
+    as they are done: a lower bound, and the program still runs with the same bytes."""
+    from memplan.runtimes.executorch.front_end import memplan_planner
+
+    original = _export(_cnn3(), 32)
+    done = patches.rewrite_at(original, 4, (4, 1))
+    planner = memplan_planner(time_limit=None)
+    whole = lower(done.exported, Planner.MEMPLAN, arena_planner=planner)
+    parts = lower(done.exported, Planner.MEMPLAN, arena_planner=planner, parts=True)
+    assert (whole.released, parts.released) == (0, 1)
+    assert parts.arenas[0].lower_bound < whole.arenas[0].lower_bound
+    inputs = [torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(1))]
+    assert identical(run(lower(original, Planner.GREEDY).program, inputs),
+                     run(parts.program, inputs))

@@ -4,6 +4,16 @@ Every front end (the MLIR census, TFLite, ONNX, ExecuTorch, TVM Relax, IREE's tr
 arena) turns what it reads into `BufferRequest`s, in one place each; `place/` and the
 model driver see nothing else. Sizes are bytes, lifetimes half-open `[start, end)` in
 the front end's own step numbering.
+
+A buffer released in parts: a buffer whose byte ranges die at different steps (a stage
+input read patch by patch: a row band is dead once the last patch slicing it has run)
+carries `parts`, each a byte range of it and the step its bytes die. The driver plans
+such a buffer (alone in its share group) as one rectangle per part, the rectangles kept
+at their relative offsets by pinning the whole buffer at the space's base, so later
+buffers reuse the bands freed; the lower bound and the offline-plan check count the
+rectangles (`pieces`). The runtime sees one tensor at one offset: the parts only say
+which of its bytes nobody reads again. `parts_from_reads` derives them from the byte
+ranges each step reads.
 """
 
 from __future__ import annotations
@@ -12,6 +22,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 Key = int | str
+
+
+@dataclass(frozen=True)
+class Part:
+    """Bytes `[offset, offset + size)` of a buffer, dead from step `end` on."""
+
+    offset: int
+    size: int
+    end: int  # exclusive, as `BufferRequest.end`
 
 
 @dataclass(frozen=True)
@@ -35,6 +54,9 @@ class BufferRequest:
     unbounded: str | None = None  # why `size` is None
     origin: str = ""  # where it comes from, for messages (a source location, an op)
     notes: tuple[str, ...] = ()  # how the front end decided something, when not obvious
+    # released in parts (see the module's docstring): covering [0, size) in order, the
+    # last ending at `end`; empty: every byte lives until `end`
+    parts: tuple[Part, ...] = ()
 
     @property
     def lifetime(self) -> tuple[int, int]:
@@ -44,6 +66,57 @@ class BufferRequest:
     @property
     def packed_size(self) -> int:
         return self.size or 0
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One rectangle of a share group as packing sees it: `offset` bytes above the group's
+    block start, `size` bytes, live over `[start, end)`."""
+
+    offset: int
+    size: int
+    start: int
+    end: int
+
+
+def released_in_parts(group: Sequence[BufferRequest]) -> bool:
+    """The group is one buffer released in parts (a buffer that shares bytes with another
+    is planned whole: its sharers' lifetimes are tied to all of it)."""
+    return len(group) == 1 and len(group[0].parts) > 1
+
+
+def pieces(group: Sequence[BufferRequest]) -> list[Piece]:
+    """The rectangles a share group packs as: one per part of a buffer released in parts,
+    else the group's one block (`merged`)."""
+    if released_in_parts(group):
+        b = group[0]
+        return [Piece(p.offset, p.size, b.start, max(p.end, b.start + 1)) for p in b.parts]
+    whole = merged(group)
+    return [Piece(0, whole.packed_size, *whole.lifetime)]
+
+
+def parts_from_reads(size: int, start: int, reads: Iterable[tuple[int, int, int]],
+                     alignment: int = 1) -> tuple[Part, ...]:
+    """The parts of a buffer of `size` bytes made at `start`, from every read of it as
+    `(step, lo, hi)`: bytes [lo, hi) read at `step`. Each byte dies after the last step
+    that reads it (a byte nobody reads, after `start`); parts start at multiples of
+    `alignment`, so a part straddling a boundary dies with its latest byte. Empty when
+    every byte dies at the same step (nothing to release early)."""
+    alignment = max(1, alignment)
+    chunks = -(-size // alignment)
+    death = [start + 1] * chunks
+    for step, lo, hi in reads:
+        for c in range(max(0, lo) // alignment, min(chunks, -(-hi // alignment))):
+            death[c] = max(death[c], step + 1)
+    found: list[Part] = []
+    for c, end in enumerate(death):
+        if found and found[-1].end == end:
+            last = found[-1]
+            found[-1] = Part(last.offset, min(size, (c + 1) * alignment) - last.offset, end)
+        else:
+            found.append(Part(c * alignment, min(size, (c + 1) * alignment) - c * alignment,
+                              end))
+    return tuple(found) if len(found) > 1 else ()
 
 
 def share_groups(buffers: Sequence[BufferRequest]) -> list[list[BufferRequest]]:

@@ -6,7 +6,7 @@ end reads from the file and the offsets found in its metadata, and says what is 
 
 from __future__ import annotations
 
-from ..buffers import BufferRequest, Key, group_offsets, share_groups
+from ..buffers import BufferRequest, Key, group_offsets, pieces, released_in_parts, share_groups
 from ..pack import Buffer, Problem, Solution, violations
 
 ONLINE = -1
@@ -18,8 +18,9 @@ def offline_plan_problems(tensors: list[BufferRequest], offsets: dict[Key, int],
     tensors live at the same time whose bytes overlap. Tensors that share bytes (an
     in-place op, a zero-copy join) may overlap only where their group puts them: each at
     its `group_offsets` place in one block, which then counts as one buffer live over
-    their lifetimes together; a tensor at -1 is the runtime's to plan around the others
-    and is not checked here."""
+    their lifetimes together; a tensor released in parts (`BufferRequest.parts`) counts as
+    its parts, each live until its own end; a tensor at -1 is the runtime's to plan around
+    the others and is not checked here."""
     buffers: list[Buffer] = []
     placed: list[int] = []
     found: list[str] = []
@@ -30,6 +31,16 @@ def offline_plan_problems(tensors: list[BufferRequest], offsets: dict[Key, int],
         placed.append(offset)
 
     for group in share_groups(tensors):
+        if released_in_parts(group) and offsets.get(group[0].key, ONLINE) != ONLINE:
+            t = group[0]
+            for p in pieces(group):
+                buffers.append(Buffer(f"{t.name} [{p.offset}:{p.offset + p.size}]", p.start,
+                                      p.end, p.size))
+                placed.append(offsets[t.key] + p.offset)
+            if offsets[t.key] % alignment:  # its parts are checked unaligned, inside it
+                found.append(f"{t.name} at offset {offsets[t.key]} is off its alignment "
+                             f"{alignment}")
+            continue
         mine = [t for t in group if offsets.get(t.key, ONLINE) != ONLINE]
         try:
             at = group_offsets(mine)

@@ -17,7 +17,16 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..buffers import Arena, BufferRequest, Key, group_offsets, merged, share_groups
+from ..buffers import (
+    Arena,
+    BufferRequest,
+    Key,
+    group_offsets,
+    merged,
+    pieces,
+    released_in_parts,
+    share_groups,
+)
 from ..check.offline_plan import offline_plan_problems
 from ..errors import BudgetError, InputError
 from ..pack import (
@@ -468,10 +477,8 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
     reserved = arena.reserved.get(name, 0)
     base = -(-reserved // alignment) * alignment
     packed = [g for g in groups if merged(g).packed_size > 0]
-    problem = Problem(tuple(
-        Buffer(g[0].name, *merged(g).lifetime, merged(g).packed_size,
-               max(alignment, merged(g).alignment)) for g in packed),
-        None if capacity is None else max(0, capacity - base))
+    problem, pinned, first = _pieces_problem(packed, alignment,
+                                             None if capacity is None else max(0, capacity - base))
     incumbents: dict[str, tuple[int, ...]] = {}
     if placed is not None:
         incumbents["placement"] = tuple(o for g, o in zip(groups, placed, strict=True)
@@ -482,14 +489,20 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
             runtime.offsets[g[0].key] - group_offsets(g)[g[0].key] - base for g in packed)
     if any(o < 0 for offsets in incumbents.values() for o in offsets):
         incumbents.pop(runtime.planner, None)
+    # A plan of whole groups is one of the pieces when it leaves the pinned ones in place.
+    incumbents = {k: tuple(o + p.offset for o, g in zip(v, packed, strict=True)
+                           for p in pieces(g))
+                  for k, v in incumbents.items()
+                  if all(v[i] == at for i, at in pinned.items())}
     solved = pack(problem, PackOptions(exact=bool(time_limit), time_limit=time_limit,
                                        incumbents=incumbents))
     offsets: dict[Key, int] = {}
     for g in groups:
         for b in g:
             offsets[b.key] = base  # an empty buffer occupies no bytes
-    for g, off in zip(packed, solved.solution.offsets, strict=True):
+    for g, i in zip(packed, first, strict=True):
         at = group_offsets(g)
+        off = solved.solution.offsets[i] - pieces(g)[0].offset
         for b in g:
             offsets[b.key] = base + off + at[b.key]
     if runtime is not None and (runtime.planner not in incumbents or (
@@ -508,6 +521,32 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
         base + solved.lower_bound + pad, solved.status, solved.chosen, solved,
         runtime.sizes.get(name) if runtime is not None else None, capacity, reserved,
         time.perf_counter() - started, spills)
+
+
+def _pieces_problem(groups: list[list[BufferRequest]], alignment: int, capacity: int | None
+                    ) -> tuple[Problem, dict[int, int], list[int]]:
+    """The packing problem of these share groups: one buffer per piece (`buffers.pieces`).
+    The pieces of a buffer released in parts keep their relative offsets by being pinned:
+    such buffers are stacked from the space's base, in order. Also the pinned offset of
+    each such group (by index) and the index of each group's first piece."""
+    found: list[Buffer] = []
+    pinned: dict[int, int] = {}
+    first: list[int] = []
+    top = 0
+    for i, g in enumerate(groups):
+        first.append(len(found))
+        align = max(alignment, merged(g).alignment)
+        if not released_in_parts(g):
+            found.append(Buffer(g[0].name, *merged(g).lifetime, merged(g).packed_size, align))
+            continue
+        pinned[i] = top = -(-top // align) * align
+        for p in pieces(g):
+            # A piece is aligned as far as its offset inside the block allows.
+            found.append(Buffer(f"{g[0].name} [{p.offset}:{p.offset + p.size}]", p.start,
+                                p.end, p.size, math.gcd(align, p.offset) if p.offset else align,
+                                top + p.offset))
+        top += merged(g).packed_size
+    return Problem(tuple(found), capacity), pinned, first
 
 
 def _runtime_covers(runtime, name: str, groups: list[list[BufferRequest]]) -> bool:

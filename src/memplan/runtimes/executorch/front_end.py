@@ -10,7 +10,7 @@ written one is compared against.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from ...errors import BudgetError, InputError
@@ -53,6 +53,12 @@ class _Source:
     # such as the transpose edge lowering puts before a linear layer's addmm, become
     # constants instead of planned tensors that would set the bound by themselves.
     fold: bool = False
+    # Outputs of elementwise kernels written over an input dying there (`--rewrite
+    # inplace`, `inplace.py`): decided in the planning hook, on the graph ExecuTorch plans.
+    in_place: bool = False
+    # Sliced tensors released in parts (`parts.py`): set by `--rewrite patches`, whose
+    # stage input is read band by band.
+    parts: bool = False
 
 
 class ExecutorchFrontEnd:
@@ -84,7 +90,8 @@ class ExecutorchFrontEnd:
 
     def lower(self, view: ModelView, planner: ArenaPlanner) -> tuple[ModelView, bytes]:
         source: _Source = view.source
-        planning = et_planning.planning_pass(pools=source.pools, planner=planner)
+        planning = et_planning.planning_pass(pools=source.pools, planner=planner,
+                                             in_place=source.in_place, parts=source.parts)
         algo = planning.memory_planning_algo.algo_list[0]
         source.step("lowering with ExecuTorch (to_edge, to_executorch; memplan plans in its hook)")
         try:
@@ -116,14 +123,24 @@ class ExecutorchFrontEnd:
         if algo.calls > 1:
             notes.append(f"{algo.calls - 1} control-flow submodule(s) planned first; their "
                          "bytes are reserved at the bottom of the arenas shown")
+        if algo.shared:
+            notes.append(f"{len(algo.shared)} operator(s) write their output over an input "
+                         "that dies there (--rewrite inplace): "
+                         + ", ".join(f"{d.kernel.removesuffix('.out')} {d.node}"
+                                     for d in algo.shared[:3])
+                         + (", ..." if len(algo.shared) > 3 else ""))
+        if algo.released:
+            notes.append("; ".join(
+                f"the {'x'.join(map(str, spec.shape))} {str(spec.dtype).removeprefix('torch.')} "
+                f"tensor ({spec.allocated_memory:,} B) released in {len(parts)} parts, as the "
+                "slices reading it finish" for spec, parts in algo.released.items()))
         if source.fold:
             notes.append("lowered with ExecuTorch's constant propagation (--rewrite): "
                          "weight-only subgraphs (a linear layer's transposed weight) are "
                          "constants, not planned tensors; --check-run compares with the "
                          "program as given, lowered without it")
         planned = ModelView(view.path, self.name, arenas, tuple(notes), details,
-                            _Source(source.exported, source.pools, algo, source.step,
-                                    source.given, source.fold), algo.operators)
+                            replace(source, algorithm=algo), algo.operators)
         return planned, lowered.program
 
     def write(self, view: ModelView, offsets: Offsets) -> bytes | None:

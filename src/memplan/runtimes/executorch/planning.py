@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .edge_yaml import libyaml_for_safe_loads
@@ -51,10 +51,13 @@ with libyaml_for_safe_loads():  # the first import of ExecuTorch: its edge-op ta
     from executorch.exir.passes.memory_planning_pass import MemoryPlanningPass
     from executorch.exir.tensor import TensorSpec
 
-from ...buffers import Arena, BufferRequest, RuntimePlan
+from ...buffers import Arena, BufferRequest, Part, RuntimePlan
 from ...errors import BudgetError
 from ...pack import PlanStatus
 from ...plan.contract import Operator
+from .inplace import InPlace
+from .inplace import find as find_in_place
+from .parts import released_parts
 
 DEFAULT_ARENA = 1  # arena 0 holds constants; ExecuTorch plans activations into 1
 
@@ -142,8 +145,13 @@ class MemplanAlgorithm:
 
     def __init__(self, *, time_limit: float | None = 10.0,
                  pools: Sequence[ArenaPool] | None = None,
-                 planner: Callable[[Arena], Sequence[Any]] | None = None) -> None:
+                 planner: Callable[[Arena], Sequence[Any]] | None = None,
+                 in_place: bool = False, parts: bool = False) -> None:
         self.time_limit = time_limit
+        self.in_place = in_place  # outputs over dying inputs (`inplace.py`)
+        self.shared: list[InPlace] = []  # the last call's (the top graph's) in-place ops
+        self.parts = parts  # sliced tensors released in parts (`parts.py`)
+        self.released: dict[Any, tuple[Part, ...]] = {}  # the last call's, by spec
         self.pools = tuple(pools or ())
         if len({p.mem_id for p in self.pools}) != len(self.pools):
             raise ValueError("pools must have distinct mem_ids")
@@ -175,6 +183,15 @@ class MemplanAlgorithm:
         roots = [s for s in specs if s.storage_base is None]
         names = _op_names(graph_module)
         requests = {spec: self._request(i, spec, names) for i, spec in enumerate(roots)}
+        self.shared = find_in_place(graph_module, {id(s) for s in roots}) if self.in_place \
+            else []
+        for done in self.shared:
+            requests[done.output] = replace(requests[done.output],
+                                            shares_with=requests[done.input].key)
+        found = released_parts(graph_module, roots, alignment) if self.parts else {}
+        self.released = {s: found[id(s)] for s in roots if id(s) in found}
+        for spec, parts in self.released.items():
+            requests[spec] = replace(requests[spec], parts=parts)
         self.operators = _operators(graph_module, {id(s): r.key for s, r in requests.items()})
         runtime, refused = self._runtime_plan(alignment, specs, graph_module,
                                               graph_signature, extra_padding, requests)
@@ -296,11 +313,15 @@ class MemplanAlgorithm:
 
 def planning_pass(*, time_limit: float | None = 10.0, pools: Sequence[ArenaPool] | None = None,
                   planner: Callable[[Arena], Sequence[Any]] | None = None,
+                  in_place: bool = False, parts: bool = False,
                   **pass_options: Any) -> MemoryPlanningPass:
     """A `MemoryPlanningPass` planned by memplan; options go to the pass
     (`alloc_graph_input`, `alignment`, ...). Its algorithm is `.memory_planning_algo`
-    `.algo_list[0]`, whose `arenas` and `spills` tell what it did."""
-    algo = MemplanAlgorithm(time_limit=time_limit, pools=pools, planner=planner)
+    `.algo_list[0]`, whose `arenas` and `spills` tell what it did (and `shared`, with
+    `in_place`, the operators whose output takes a dying input's bytes; `released`, with
+    `parts`, the sliced tensors planned as parts)."""
+    algo = MemplanAlgorithm(time_limit=time_limit, pools=pools, planner=planner,
+                            in_place=in_place, parts=parts)
     return MemoryPlanningPass(
         memory_planning_algo=MemoryPlanningAlgorithmSuite(algo_list=[algo]), **pass_options)
 

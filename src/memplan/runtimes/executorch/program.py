@@ -24,7 +24,14 @@ from executorch.exir.memory_planning import Verifier, get_node_tensor_specs
 from executorch.exir.passes import MemoryPlanningPass
 
 from ...pack import Buffer, Problem, live_bytes_profile, lower_bound
-from .planning import ArenaPool, GraphArena, MemplanAlgorithm, Spill, planning_pass
+from .planning import (
+    ArenaPool,
+    GraphArena,
+    MemplanAlgorithm,
+    PlanningError,
+    Spill,
+    planning_pass,
+)
 
 
 class Planner(Enum):
@@ -59,6 +66,10 @@ class Lowered:
     reuse_pairs: int  # tensor pairs sharing bytes, per ExecuTorch's verifier (which passed)
     arenas: tuple[GraphArena, ...] = ()  # memplan only: per-arena bound and proof
     spills: tuple[Spill, ...] = ()  # memplan with pools only
+    # memplan with in_place: the operators whose output took an input's bytes (`bound`
+    # counts both; the arenas' `lower_bound` counts them once)
+    in_place: tuple[Any, ...] = ()
+    released: int = 0  # memplan with parts: tensors planned as parts (`parts.py`)
 
     @property
     def total(self) -> int:
@@ -91,25 +102,31 @@ def load_exported(path: str | Path) -> torch.export.ExportedProgram:
 
 def lower(exported: torch.export.ExportedProgram, planner: Planner, *,
           pools: Sequence[ArenaPool] = (), time_limit: float | None = 10.0,
-          graph_fixes: bool = False, arena_planner: Any = None) -> Lowered:
+          graph_fixes: bool = False, arena_planner: Any = None, in_place: bool = False,
+          parts: bool = False) -> Lowered:
     """Lower a copy of `exported` to an ExecuTorch program planned by `planner`.
 
     `pools` (fastest first) are the arenas for the banked planners. `graph_fixes` turns
     on ExecuTorch's constant propagation (weight-only subgraphs folded into constants)
     and its reinplace pass, which change which tensors exist, not where they go.
     `arena_planner` plans each arena for `Planner.MEMPLAN`: the model driver's
-    (`front_end.memplan_planner`), which this layer cannot import.
+    (`front_end.memplan_planner`), which this layer cannot import. `in_place`: memplan
+    writes elementwise outputs over inputs that die there (`inplace.py`); `parts`: a
+    sliced tensor's bytes are reused once no slice reads them again (`parts.py`).
     """
     return lower_with(exported, planner,
-                      _planning(planner, pools, time_limit, arena_planner), graph_fixes)
+                      _planning(planner, pools, time_limit, arena_planner, in_place, parts),
+                      graph_fixes)
 
 
 def _planning(planner: Planner, pools: Sequence[ArenaPool], time_limit: float | None,
-              arena_planner: Any = None) -> MemoryPlanningPass:
+              arena_planner: Any = None, in_place: bool = False, parts: bool = False
+              ) -> MemoryPlanningPass:
     if planner is Planner.GREEDY:
         return MemoryPlanningPass()
     if planner is Planner.MEMPLAN:
-        return planning_pass(time_limit=time_limit, pools=pools, planner=arena_planner)
+        return planning_pass(time_limit=time_limit, pools=pools, planner=arena_planner,
+                             in_place=in_place, parts=parts)
     return _banked_greedy_pass(pools)
 
 
@@ -136,11 +153,20 @@ def lower_with(exported: torch.export.ExportedProgram, planner: Planner,
                         planning.alloc_graph_output, planning.alloc_mutable_buffers,
                         ep.graph_signature)
     verifier.verify_graph_input_output()
-    reuse_pairs = verifier.verify_storage_reuse()
+    shared = algo.shared if algo else []
+    released = algo.released if algo else {}
+    # An in-place output shares bytes with its input while both are live, and a tensor
+    # released in parts gives up bytes before its last reader: the verifier refuses both
+    # unless told; then every such overlap must be one memplan made.
+    made = bool(shared or released)
+    reuse_pairs = verifier.verify_storage_reuse(allow_lifetime_and_storage_overlap=made)
+    if made:
+        _only_planned_overlaps(ep.graph_module, planning, ep.graph_signature, shared, released)
     return Lowered(
         planner, bytes(program.buffer), tuple(ep.graph_module.meta["non_const_buffer_sizes"]),
         tuple(planned_tensors(ep.graph_module)), seconds, reuse_pairs,
-        tuple(algo.top_arenas) if algo else (), tuple(algo.spills) if algo else ())
+        tuple(algo.top_arenas) if algo else (), tuple(algo.spills) if algo else (),
+        tuple(shared), len(released))
 
 
 def planned_tensors(graph_module: Any) -> list[TensorRow]:
@@ -252,6 +278,54 @@ def identical(a: Sequence[Any], b: Sequence[Any]) -> bool:
 
 
 # --- helpers --------------------------------------------------------------------------
+
+def _only_planned_overlaps(graph_module: Any, planning: MemoryPlanningPass, signature: Any,
+                           shared: Sequence[Any], released: dict[Any, Any]) -> None:
+    """Raise unless every two tensors live at once that share bytes are one storage (a
+    view and its base, as ExecuTorch's verifier allows), an in-place output and its
+    input (`inplace.InPlace`, chains included), or one takes bytes of a tensor released in
+    parts (`parts.py`) that are dead by its first step."""
+    from executorch.exir.memory_planning import collect_specs_from_nodes
+
+    specs = list(collect_specs_from_nodes(
+        graph_module.graph.nodes, signature, ignore_const=True,
+        ignore_graph_input=not planning.alloc_graph_input,
+        ignore_graph_output=not planning.alloc_graph_output,
+        ignore_mutable_buffers=not planning.alloc_mutable_buffers, do_assertion=False,
+        ignore_out_var_node=False, dedup=True))
+    group: dict[int, int] = {}
+
+    def find(spec: Any) -> int:
+        while spec.storage_base is not None:
+            spec = spec.storage_base
+        i = id(spec)
+        while group.get(i, i) != i:
+            i = group[i]
+        return i
+
+    for done in shared:
+        a, b = find(done.output), find(done.input)
+        group[max(a, b)] = min(a, b)
+    for n, lhs in enumerate(specs):
+        for rhs in specs[n + 1:]:
+            if (Verifier.storage_overlap(lhs, rhs) and Verifier.lifetime_overlap(lhs, rhs)
+                    and find(lhs) != find(rhs) and not _freed(lhs, rhs, released)
+                    and not _freed(rhs, lhs, released)):
+                raise PlanningError(f"two tensors share bytes while both live: {lhs} and "
+                                    f"{rhs}")
+
+
+def _freed(whole: Any, other: Any, released: dict[Any, Any]) -> bool:
+    """Every byte of `whole` under `other` belongs to a part dead before `other`'s first
+    step (lifetimes inclusive, parts' ends exclusive)."""
+    parts = released.get(whole)
+    if not parts or whole.mem_id != other.mem_id:
+        return False
+    lo = other.mem_offset - whole.mem_offset
+    hi = lo + other.allocated_memory
+    return all(p.end <= other.lifetime[0] for p in parts
+               if p.offset < hi and lo < p.offset + p.size)
+
 
 def _banked_greedy_pass(pools: Sequence[ArenaPool]) -> MemoryPlanningPass:
     from executorch.exir.banked_memory_planning import (

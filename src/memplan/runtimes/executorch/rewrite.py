@@ -30,7 +30,7 @@ def patches(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
             f"{found.split_node}: stage multiply-accumulates +{found.recompute:.1%}, "
             f"bytes live at once {found.bound_before:,} B -> {found.bound_after:,} B "
             "(before ExecuTorch's lowering)")
-    return Candidate(_view(view, found.exported), (said,), found.macs_before,
+    return Candidate(_view(view, found.exported, parts=True), (said,), found.macs_before,
                      found.macs_after)
 
 
@@ -46,8 +46,29 @@ def reorder(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
         "(before ExecuTorch's lowering)",))
 
 
-def _view(view: ModelView, exported) -> ModelView:  # noqa: ANN001
+def inplace(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
+            ) -> Candidate | str:
+    """Elementwise outputs written over inputs that die there (`inplace.py`). Which
+    operators qualify is decided on the graph ExecuTorch plans, so the program is lowered
+    once here (heuristic packing) to name them."""
+    from .front_end import memplan_planner
+
+    candidate = _view(view, view.source.exported, in_place=True)
+    lowered, _ = fe.lower(candidate, memplan_planner(view.source.pools, time_limit=None))
+    shared = lowered.source.algorithm.shared
+    if not shared:
+        return "no operator writes over an input that dies there with the same shape, " \
+               "dtype and layout"
+    return Candidate(candidate, tuple(
+        f"{d.kernel.removesuffix('.out')} {d.node} writes over {d.source} ({d.bytes:,} B)"
+        for d in shared))
+
+
+def _view(view: ModelView, exported, **flags: bool) -> ModelView:  # noqa: ANN001
+    """The view with its program replaced, and the `_Source` flags given (`in_place`,
+    `parts`) set."""
     source = view.source
     given = source.exported if source.given is None else source.given
+    changed = replace(source, exported=exported, given=given, **flags)
     return ModelView(view.path, view.front_end, view.arenas, view.notes, view.details,
-                     replace(source, exported=exported, given=given), view.operators)
+                     changed, view.operators)
