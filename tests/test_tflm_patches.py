@@ -247,3 +247,39 @@ def test_shapes_that_lie_are_not_walked():
     assert patches.rewrite_patches(lying).model is None
     with pytest.raises(InputError, match="not a TFLite flatbuffer"):
         patches.rewrite_patches(model[:6])
+
+
+def test_the_stage_input_is_released_band_by_band(tmp_path):
+    """cnn5 at 32 patched as 2 x 2 after its third convolution: the image is read only
+    by the patches' slices, so its row bands are released as the last patch reading each
+    has run (`TfliteModel.releases`); memplan pins it at the arena's base, puts later
+    tensors in the freed bands while it is still live, and TFLM runs the plan with the
+    outputs unchanged."""
+    import dataclasses
+
+    from memplan.plan.contract import ReadOptions
+    from memplan.plan.driver import check_run, plan_model
+
+    model = tflite_ops.cnn5(32, classify=False)
+    rewritten = patches.rewrite_at(model, 2, 2)
+    parsed = tfl.parse_tflite(rewritten, "m.tflite")
+    [image] = [parsed.tensors[k] for k in parsed.inputs]
+    parts = parsed.releases[image.key]
+    row = 32 * 3
+    assert len(parts) >= 2 and all(p.offset % row == 0 for p in parts)
+    assert [p.offset for p in parts] == [0, *(p.offset + p.size for p in parts[:-1])]
+    assert parts[-1].offset + parts[-1].size == image.size
+    assert max(p.end for p in parts) == image.last + 1
+    assert min(p.end for p in parts) < image.last + 1  # the top band dies first
+    assert patches._bound(parsed) < patches._bound(dataclasses.replace(parsed, releases={}))
+    path = tmp_path / "patched.tflite"
+    path.write_bytes(rewritten)
+    fe, plan = plan_model(str(path), options=ReadOptions(None, {}, True, 10.0))
+    [arena] = plan.arenas
+    assert arena.offsets[image.key] == 0
+    reused = [b for b in arena.buffers if b.key != image.key and b.start < image.last + 1
+              and b.packed_size and arena.offsets[b.key] < image.size]
+    assert reused  # a tensor made while the image is live sits in a band already freed
+    check = check_run(fe, plan)
+    assert check.identical
+    assert check.planned.arena < check.original.arena

@@ -96,13 +96,14 @@ def pieces(group: Sequence[BufferRequest]) -> list[Piece]:
 
 
 def parts_from_reads(size: int, start: int, reads: Iterable[tuple[int, int, int]],
-                     alignment: int = 1) -> tuple[Part, ...]:
+                     grain: int = 1) -> tuple[Part, ...]:
     """The parts of a buffer of `size` bytes made at `start`, from every read of it as
     `(step, lo, hi)`: bytes [lo, hi) read at `step`. Each byte dies after the last step
     that reads it (a byte nobody reads, after `start`); parts start at multiples of
-    `alignment`, so a part straddling a boundary dies with its latest byte. Empty when
-    every byte dies at the same step (nothing to release early)."""
-    alignment = max(1, alignment)
+    `grain`, so a grain dies with its latest byte (give a row of an image: freed bands
+    are what later buffers can use, scattered bytes are holes no tensor fits in). Empty
+    when every byte dies at the same step (nothing to release early)."""
+    alignment = max(1, grain)
     chunks = -(-size // alignment)
     death = [start + 1] * chunks
     for step, lo, hi in reads:

@@ -38,8 +38,6 @@ from itertools import pairwise
 
 import numpy as np
 
-from ...buffers import merged, share_groups
-from ...pack import Buffer, Problem, lower_bound
 from ...plan.patches import Candidate, Kind, Region, StageOp, Window, cuts, regions, search_grids
 from . import model as tfl
 
@@ -210,13 +208,9 @@ def schedule_bound(data: bytes, path: str = "model.tflite") -> int:
 
 
 def _bound(model: tfl.TfliteModel) -> int:
-    from .front_end import requests
+    from .front_end import head_bound, requests
 
-    groups = share_groups(requests(model))
-    problem = Problem(tuple(
-        Buffer(str(g[0].key), *merged(g).lifetime, merged(g).packed_size, tfl.ALIGNMENT)
-        for g in groups if merged(g).packed_size > 0))
-    return lower_bound(problem)
+    return head_bound(requests(model))
 
 
 # --- the stage ----------------------------------------------------------------------
