@@ -1,7 +1,7 @@
 """Patch-by-patch execution of the first stage (issue 34): TFLM's arena before and after.
 
     python benchmarks/tflite_patches.py [--max-recompute R] [--objective arena|bound]
-                                        [--at SPLIT_AFTER GRID] [--no-joins]
+                                        [--at SPLIT_AFTER GRID] [--square] [--no-joins]
                                         [--only NAME ...] [FILE.tflite | FOLDER ...]
 
 The models are int8 CNNs with random weights written operator by operator here
@@ -49,6 +49,8 @@ MODELS = {
     "mobilenet_v2_1.0_224": lambda: tflite_ops.mobilenet_v2(1.0, 224),
 }
 
+SQUARE = False  # --square
+
 HEADERS = ("model", "split", "grid", "MACs", "MACs after", "stage +", "model +",
            "bound", "bound after", "x", "head TFLM", "head after", "arena TFLM",
            "arena after", "x", "identical", "arena planned", "x", "s")
@@ -58,7 +60,8 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
         at: tuple[int, int] | None = None) -> tuple:
     started = time.perf_counter()
     result = patches.rewrite_patches(data, max_recompute=max_recompute, objective=objective,
-                                     path=name) if at is None else forced(data, *at, name)
+                                     rectangular=not SQUARE, path=name) \
+        if at is None else forced(data, *at, name)
     if result.model is None:
         return (name, result.reason, "-", result.macs_before, "-", "-", "-",
                 result.lower_bound_before, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
@@ -87,19 +90,22 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
             f"{time.perf_counter() - started:.0f}")
 
 
-def forced(data: bytes, split_after: int, grid: int, name: str) -> patches.PatchRewrite:
-    """The rewrite at a split point and grid given (`--at`), not searched."""
+def forced(data: bytes, split_after: str, grid: str, name: str) -> patches.PatchRewrite:
+    """The rewrite at a split point and grid given (`--at`: P or PxQ), not searched."""
+    split_after = int(split_after)
+    rows, _, cols = grid.partition("x")
+    shape = (int(rows), int(cols or rows))
     original = tfl._unpack(data, name)
     stage = next((s for s in patches.candidate_stages(original) if s[-1].index == split_after),
                  None)
     if stage is None:
         raise SystemExit(f"{name}: operators 0..{split_after} are not a stage")
-    model = patches.rewrite_at(data, split_after, grid, name)
+    model = patches.rewrite_at(data, split_after, shape, name)
     macs, after = patches.model_macs(original), patches.model_macs(tfl._unpack(model, name))
     stage_macs = patches._stage_macs(original, stage)
     split = original.subgraphs[0].tensors[stage[-1].output].name.decode()
     return patches.PatchRewrite(
-        model, "forced", split, split_after, (grid, grid), macs, after, stage_macs,
+        model, "forced", split, split_after, shape, macs, after, stage_macs,
         after - macs + stage_macs, patches.schedule_bound(data, name),
         patches.schedule_bound(model, name))
 
@@ -131,12 +137,17 @@ def main() -> None:
     parser.add_argument("--objective", choices=[o.value for o in patches.Objective],
                         default=patches.Objective.ARENA.value)
     parser.add_argument("--only", nargs="*", help="built models to measure (default all)")
-    parser.add_argument("--at", nargs=2, type=int, metavar=("SPLIT_AFTER", "GRID"),
-                        help="rewrite at this split point and grid instead of searching")
+    parser.add_argument("--at", nargs=2, metavar=("SPLIT_AFTER", "GRID"),
+                        help="rewrite at this split point and grid (P or PxQ) instead of "
+                        "searching")
+    parser.add_argument("--square", action="store_true",
+                        help="search P x P grids only (the search before P x Q)")
     parser.add_argument("--no-joins", action="store_true",
                         help="no zero-copy CONCATENATION in memplan's view (the state before "
                         "issue 34's join): its before and after")
     args = parser.parse_args()
+    global SQUARE
+    SQUARE = args.square
     if args.no_joins:
         tfl._joins = lambda *_: {}
     chosen = [(n, build) for n, build in MODELS.items()

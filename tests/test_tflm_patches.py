@@ -71,6 +71,20 @@ def test_every_patch_grid_gives_the_same_bytes(grid):
     assert identical(before, after)
 
 
+@pytest.mark.parametrize("grid", [(3, 1), (1, 2), (2, 3)])
+def test_a_rectangular_grid_gives_the_same_bytes(grid):
+    """P x Q grids, rows only and columns only among them: a row (or column) of one patch
+    is no CONCATENATION, so a rows-only grid joins once."""
+    model, last = mixed_stage()
+    rewritten = patches.rewrite_at(model, last, grid)
+    names = op_names(rewritten)
+    rows, cols = grid
+    assert names.count("ADD") == rows * cols
+    assert names.count("CONCATENATION") == (rows if cols > 1 else 0) + (rows > 1)
+    inputs = tflm.random_inputs(model, seed=rows)
+    assert identical(outputs(model, inputs), outputs(rewritten, inputs))
+
+
 @pytest.mark.parametrize("grid", [2, 3])
 def test_an_explicit_pad_runs_in_the_patches(grid):
     """keras.applications pads explicitly before a stride-2 depthwise convolution run
