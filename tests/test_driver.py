@@ -133,7 +133,7 @@ def test_a_buffer_released_in_parts_frees_its_bands_for_later_buffers():
     """An image read in three row bands, one per step, each step's output kept to the
     end: a band is dead once its step has run, so later outputs go where early bands
     were. Planned whole it needs 96 + 3 x 32 bytes; in parts 96 + 32."""
-    from memplan.buffers import Part, parts_from_reads, pieces
+    from memplan.buffers import Part, parts_from_reads, pieces, released_in_parts
     from memplan.check.offline_plan import offline_plan_problems
 
     # with a halo: bytes [16, 32) are read at steps 0 and 1, so they die with the second
@@ -144,6 +144,11 @@ def test_a_buffer_released_in_parts_frees_its_bands_for_later_buffers():
     image = BufferRequest(0, "image", 96, 0, 3, 16, parts=parts)
     assert [(p.offset, p.start, p.end) for p in pieces([image])] == [(0, 0, 1), (32, 0, 2),
                                                                       (64, 0, 3)]
+    # a view of the first band (a slice sharing its bytes) holds that band one step more
+    view = BufferRequest(9, "band", 32, 0, 2, 16, shares_with=0, share_offset=0)
+    assert released_in_parts([image, view])
+    assert [(p.offset, p.end) for p in pieces([image, view])] == [(0, 2), (32, 2), (64, 3)]
+    assert not released_in_parts([image, dataclasses.replace(view, share_offset=80)])
     outs = tuple(BufferRequest(1 + i, f"out{i}", 32, i, 4, 16) for i in range(3))
     whole = (dataclasses.replace(image, parts=()), *outs)
     [before] = plan_arena(Arena("arena", whole, 16), time_limit=None)

@@ -297,3 +297,34 @@ def test_the_stage_input_is_released_band_by_band(tmp_path):
     check = check_run(fe, plan)
     assert check.identical
     assert check.planned.arena < check.original.arena
+
+
+def test_a_slice_of_whole_rows_is_a_view_of_its_input(tmp_path):
+    """A rows-only grid slices bands of whole rows of the image: each slice's output is
+    one contiguous range of the image, so it sits on those bytes (`TfliteModel.views`),
+    where TFLM's kernel copies each element onto itself; the band then lives until the
+    slice's reader has run. memplan's plan puts every slice there and TFLM runs it with
+    the outputs unchanged. A 2 x 2 grid's slices are not contiguous: no view."""
+    from memplan.plan.contract import ReadOptions
+    from memplan.plan.driver import check_run, plan_model
+
+    model = tflite_ops.cnn5(32, classify=False)
+    assert not tfl.parse_tflite(patches.rewrite_at(model, 2, 2), "m.tflite").views
+    rewritten = patches.rewrite_at(model, 2, (3, 1))
+    parsed = tfl.parse_tflite(rewritten, "m.tflite")
+    [image] = parsed.inputs
+    slices = [op for op in parsed.ops if op.name == "STRIDED_SLICE" and op.inputs[0] == image]
+    assert len(slices) == 3
+    row = 32 * 3
+    assert {op.outputs[0]: parsed.views[op.outputs[0]] for op in slices} == {
+        op.outputs[0]: (image, v[0] * row) for op in slices
+        for v in [tfl._constant_ints(tfl._unpack(rewritten, "m"), 0, op, 1)[1:2]]}
+    path = tmp_path / "patched.tflite"
+    path.write_bytes(rewritten)
+    fe, plan = plan_model(str(path), options=ReadOptions(None, {}, True, 10.0))
+    [arena] = plan.arenas
+    for op in slices:
+        out = op.outputs[0]
+        assert arena.offsets[out] == arena.offsets[image] + parsed.views[out][1]
+    check = check_run(fe, plan)
+    assert check.identical

@@ -206,11 +206,14 @@ def requests(model: tfl.TfliteModel, *, in_place: bool = True) -> list[BufferReq
     """The planned tensors, then the scratch buffers (as TFLM adds them to its planner);
     `in_place=False` is TFLM's own view, where nothing shares bytes; otherwise an in-place
     output shares its input's bytes and a zero-copy CONCATENATION's inputs sit inside its
-    output (`TfliteModel.joins`), and a tensor read only by slices is released in parts
+    output (`TfliteModel.joins`), a slice of whole rows is a view of its input's bytes
+    (`TfliteModel.views`) and a tensor read only by slices is released in parts
     (`TfliteModel.releases`)."""
     buffers = [
         BufferRequest(t.key, t.name, t.size, t.first, t.last + 1,
-                      shares_with=model.shares.get(t.key) if in_place else None,
+                      shares_with=(model.shares.get(t.key, model.views.get(t.key, (None,))[0])
+                                   if in_place else None),
+                      share_offset=model.views.get(t.key, (0, 0))[1] if in_place else 0,
                       origin=f"subgraph {t.subgraph} tensor {t.index}",
                       parts=model.releases.get(t.key, ()) if in_place else ())
         for t in model.planned()

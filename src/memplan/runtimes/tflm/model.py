@@ -122,6 +122,9 @@ class TfliteModel:
     # key -> the parts of a tensor read only by slices, released as they are read
     # (`_released`)
     releases: dict[int, tuple[Part, ...]] = field(default_factory=dict)
+    # output key -> (input key, byte offset) of a slice that is a view of its input's
+    # bytes (`_views`)
+    views: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def planned(self) -> list[TfliteTensor]:
         return [t for t in self.tensors if t.role is Role.PLANNED]
@@ -205,10 +208,11 @@ def model_view(model, path: str, kernels: KernelSet = KernelSet.REFERENCE,
                     for n in _scratch_requests(op, tensors, path, kernels, core)
                     if n > 0)
     joins = _joins(model, tensors, ops, first_key, shares)
+    views = _views(model, tensors, ops, {*shares, *shares.values(), *joins})
     return TfliteModel(path, len(model.subgraphs), tuple(tensors), ops, inputs, outputs,
                        shares, _offline_plan(model, count, path), scratch, joins,
                        _released(model, tensors, ops, first_key, {*shares, *shares.values(),
-                                                                  *joins}))
+                                                                  *joins, *views}), views)
 
 
 def with_offline_plan(data: bytes, offsets: list[int], path: str) -> bytes:
@@ -442,6 +446,32 @@ def _released(model, tensors: list[TfliteTensor], ops: tuple[TfliteOp, ...],
                                            max(last.end, t.last + 1)))
             if parts:
                 found[t.key] = parts
+    return found
+
+
+def _views(model, tensors: list[TfliteTensor], ops: tuple[TfliteOp, ...],
+           shared: set[int]) -> dict[int, tuple[int, int]]:
+    """Slices of subgraph 0 whose output is one contiguous byte range of their input (a
+    band of whole rows of an NHWC tensor): the output may sit on those bytes, where the
+    kernel's copy writes each element onto itself (as a zero-copy CONCATENATION's,
+    `_joins`), so the slice costs no bytes. Only an output nobody else writes or shares
+    (no subgraph output), at an offset TFLM's alignment keeps."""
+    sg = model.subgraphs[0]
+    ends = {int(i) for i in (*_ints(sg.inputs), *_ints(sg.outputs))}
+    found: dict[int, tuple[int, int]] = {}
+    for op in ops:
+        if op.name not in SLICES or op.subgraph or len(op.outputs) != 1 or not op.slots:
+            continue
+        src, out = tensors[op.slots[0]], tensors[op.outputs[0]]
+        if (src.role is not Role.PLANNED or out.role is not Role.PLANNED
+                or out.key in ends or out.key in shared or src.key in shared
+                or src.dtype != out.dtype or src.key in found):
+            continue
+        box = _slice_box(model, op, src)
+        runs = [] if box is None else _byte_runs(src, box)
+        if len(runs) == 1 and runs[0][1] - runs[0][0] == out.nbytes \
+                and runs[0][0] % ALIGNMENT == 0:
+            found[out.key] = (src.key, runs[0][0])
     return found
 
 
