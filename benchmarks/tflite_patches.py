@@ -1,7 +1,8 @@
 """Patch-by-patch execution of the first stage (issue 34): TFLM's arena before and after.
 
     python benchmarks/tflite_patches.py [--max-recompute R] [--objective arena|bound]
-                                        [--at SPLIT_AFTER GRID] [--square] [--no-joins]
+                                        [--at SPLIT_AFTER GRID] [--square] [--peak]
+                                        [--no-joins]
                                         [--only NAME ...] [FILE.tflite | FOLDER ...]
 
 The models are int8 CNNs with random weights written operator by operator here
@@ -29,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import tflite_ops  # noqa: E402
 
+from memplan.buffers import group_offsets, pieces, share_groups  # noqa: E402
 from memplan.plan.contract import ReadOptions  # noqa: E402
 from memplan.plan.driver import check_run, plan_model  # noqa: E402
 from memplan.report.table import format_table  # noqa: E402
@@ -50,6 +52,7 @@ MODELS = {
 }
 
 SQUARE = False  # --square
+PEAK = False  # --peak
 
 HEADERS = ("model", "split", "grid", "MACs", "MACs after", "stage +", "model +",
            "bound", "bound after", "x", "head TFLM", "head after", "arena TFLM",
@@ -78,7 +81,7 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
     same = a.ok and b.ok and len(a.outputs) == len(b.outputs) and all(
         x.tobytes() == y.tobytes() and x.shape == y.shape
         for x, y in zip(a.outputs, b.outputs, strict=True))
-    planned = memplan_arena(result.model)
+    planned = memplan_arena(result.model, name)
     rows, cols = result.grid
     return (name, short(result.split_tensor), f"{rows}x{cols}", result.macs_before,
             result.macs_after,
@@ -117,9 +120,10 @@ def short(tensor: str) -> str:
     return parts[-2] if len(parts) > 1 else parts[0]
 
 
-def memplan_arena(data: bytes) -> int:
+def memplan_arena(data: bytes, name: str = "") -> int:
     """The smallest arena of `data` with memplan's offline plan, as `memplan plan -o
-    --check-run` measures it (outputs checked identical to `data`'s own)."""
+    --check-run` measures it (outputs checked identical to `data`'s own); with --peak,
+    what sets the planned head is printed."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "patched.tflite"
         path.write_bytes(data)
@@ -127,7 +131,29 @@ def memplan_arena(data: bytes) -> int:
         check = check_run(fe, plan)
     if not check.identical:
         raise SystemExit("memplan's plan changed the patched model's outputs")
+    if PEAK:
+        print_peak(name, plan.arenas[0], check)
     return check.planned.arena
+
+
+def print_peak(name: str, arena, check) -> None:
+    """The planned head's top: the buffer ending highest, and what is live (offset order)
+    when it starts; TFLM's head and tail as measured."""
+    top = max((b for b in arena.buffers if b.packed_size),
+              key=lambda b: arena.offsets[b.key] + b.packed_size)
+    groups = share_groups(arena.buffers)
+    live = []
+    for g in groups:
+        at = group_offsets(g)
+        base = arena.offsets[g[0].key] - at[g[0].key]
+        live += [(base + p.offset, p.size, g[0].name) for p in pieces(g)
+                 if p.start <= top.start < p.end and p.size]
+    extra = dict(check.planned.extra)
+    print(f"{name}: planned head {arena.size} B (bound {arena.lower_bound} B), TFLM head "
+          f"{extra.get('head')} B, tail {extra.get('tail')} B; top: {top.name} at step "
+          f"{top.start}, live then:", file=sys.stderr)
+    for offset, size, who in sorted(live):
+        print(f"    {offset:>8} {size:>7}  {who}", file=sys.stderr)
 
 
 def main() -> None:
@@ -140,14 +166,16 @@ def main() -> None:
     parser.add_argument("--at", nargs=2, metavar=("SPLIT_AFTER", "GRID"),
                         help="rewrite at this split point and grid (P or PxQ) instead of "
                         "searching")
+    parser.add_argument("--peak", action="store_true",
+                        help="print what sets memplan's planned head of each rewrite")
     parser.add_argument("--square", action="store_true",
                         help="search P x P grids only (the search before P x Q)")
     parser.add_argument("--no-joins", action="store_true",
                         help="no zero-copy CONCATENATION in memplan's view (the state before "
                         "issue 34's join): its before and after")
     args = parser.parse_args()
-    global SQUARE
-    SQUARE = args.square
+    global SQUARE, PEAK
+    SQUARE, PEAK = args.square, args.peak
     if args.no_joins:
         tfl._joins = lambda *_: {}
     chosen = [(n, build) for n, build in MODELS.items()
