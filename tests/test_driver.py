@@ -163,6 +163,13 @@ def test_a_buffer_released_in_parts_frees_its_bands_for_later_buffers():
     # an output placed over a band still being read is caught
     early = {**offsets, 1: 48}
     assert any("overlap" in p for p in offline_plan_problems([image, *outs], early, 16))
+    # two buffers in parts, one after the other: pinned, the second sits above the first
+    # (192 B); packed whole they share the same bytes (96 B), which the driver keeps
+    later = dataclasses.replace(image, key=5, name="later", start=3, end=6,
+                                parts=tuple(dataclasses.replace(p, end=p.end + 3)
+                                            for p in parts))
+    [both] = plan_arena(Arena("arena", (image, later), 16), time_limit=5)
+    assert both.size == 96 and both.offsets[0] == both.offsets[5]
 
 
 def test_a_written_plan_that_reads_back_differently_is_caught(data):
