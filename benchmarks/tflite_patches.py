@@ -1,7 +1,8 @@
 """Patch-by-patch execution of the first stage (issue 34): TFLM's arena before and after.
 
     python benchmarks/tflite_patches.py [--max-recompute R] [--objective arena|bound]
-                                        [--at SPLIT_AFTER GRID] [--no-joins]
+                                        [--at SPLIT_AFTER GRID] [--square] [--peak]
+                                        [--no-joins]
                                         [--only NAME ...] [FILE.tflite | FOLDER ...]
 
 The models are int8 CNNs with random weights written operator by operator here
@@ -29,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import tflite_ops  # noqa: E402
 
+from memplan.buffers import group_offsets, pieces, share_groups  # noqa: E402
 from memplan.plan.contract import ReadOptions  # noqa: E402
 from memplan.plan.driver import check_run, plan_model  # noqa: E402
 from memplan.report.table import format_table  # noqa: E402
@@ -49,6 +51,9 @@ MODELS = {
     "mobilenet_v2_1.0_224": lambda: tflite_ops.mobilenet_v2(1.0, 224),
 }
 
+SQUARE = False  # --square
+PEAK = False  # --peak
+
 HEADERS = ("model", "split", "grid", "MACs", "MACs after", "stage +", "model +",
            "bound", "bound after", "x", "head TFLM", "head after", "arena TFLM",
            "arena after", "x", "identical", "arena planned", "x", "s")
@@ -58,7 +63,8 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
         at: tuple[int, int] | None = None) -> tuple:
     started = time.perf_counter()
     result = patches.rewrite_patches(data, max_recompute=max_recompute, objective=objective,
-                                     path=name) if at is None else forced(data, *at, name)
+                                     rectangular=not SQUARE, path=name) \
+        if at is None else forced(data, *at, name)
     if result.model is None:
         return (name, result.reason, "-", result.macs_before, "-", "-", "-",
                 result.lower_bound_before, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
@@ -75,7 +81,7 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
     same = a.ok and b.ok and len(a.outputs) == len(b.outputs) and all(
         x.tobytes() == y.tobytes() and x.shape == y.shape
         for x, y in zip(a.outputs, b.outputs, strict=True))
-    planned = memplan_arena(result.model)
+    planned = memplan_arena(result.model, name)
     rows, cols = result.grid
     return (name, short(result.split_tensor), f"{rows}x{cols}", result.macs_before,
             result.macs_after,
@@ -87,19 +93,22 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
             f"{time.perf_counter() - started:.0f}")
 
 
-def forced(data: bytes, split_after: int, grid: int, name: str) -> patches.PatchRewrite:
-    """The rewrite at a split point and grid given (`--at`), not searched."""
+def forced(data: bytes, split_after: str, grid: str, name: str) -> patches.PatchRewrite:
+    """The rewrite at a split point and grid given (`--at`: P or PxQ), not searched."""
+    split_after = int(split_after)
+    rows, _, cols = grid.partition("x")
+    shape = (int(rows), int(cols or rows))
     original = tfl._unpack(data, name)
     stage = next((s for s in patches.candidate_stages(original) if s[-1].index == split_after),
                  None)
     if stage is None:
         raise SystemExit(f"{name}: operators 0..{split_after} are not a stage")
-    model = patches.rewrite_at(data, split_after, grid, name)
+    model = patches.rewrite_at(data, split_after, shape, name)
     macs, after = patches.model_macs(original), patches.model_macs(tfl._unpack(model, name))
     stage_macs = patches._stage_macs(original, stage)
     split = original.subgraphs[0].tensors[stage[-1].output].name.decode()
     return patches.PatchRewrite(
-        model, "forced", split, split_after, (grid, grid), macs, after, stage_macs,
+        model, "forced", split, split_after, shape, macs, after, stage_macs,
         after - macs + stage_macs, patches.schedule_bound(data, name),
         patches.schedule_bound(model, name))
 
@@ -111,9 +120,10 @@ def short(tensor: str) -> str:
     return parts[-2] if len(parts) > 1 else parts[0]
 
 
-def memplan_arena(data: bytes) -> int:
+def memplan_arena(data: bytes, name: str = "") -> int:
     """The smallest arena of `data` with memplan's offline plan, as `memplan plan -o
-    --check-run` measures it (outputs checked identical to `data`'s own)."""
+    --check-run` measures it (outputs checked identical to `data`'s own); with --peak,
+    what sets the planned head is printed."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "patched.tflite"
         path.write_bytes(data)
@@ -121,7 +131,29 @@ def memplan_arena(data: bytes) -> int:
         check = check_run(fe, plan)
     if not check.identical:
         raise SystemExit("memplan's plan changed the patched model's outputs")
+    if PEAK:
+        print_peak(name, plan.arenas[0], check)
     return check.planned.arena
+
+
+def print_peak(name: str, arena, check) -> None:
+    """The planned head's top: the buffer ending highest, and what is live (offset order)
+    when it starts; TFLM's head and tail as measured."""
+    top = max((b for b in arena.buffers if b.packed_size),
+              key=lambda b: arena.offsets[b.key] + b.packed_size)
+    groups = share_groups(arena.buffers)
+    live = []
+    for g in groups:
+        at = group_offsets(g)
+        base = arena.offsets[g[0].key] - at[g[0].key]
+        live += [(base + p.offset, p.size, g[0].name) for p in pieces(g)
+                 if p.start <= top.start < p.end and p.size]
+    extra = dict(check.planned.extra)
+    print(f"{name}: planned head {arena.size} B (bound {arena.lower_bound} B), TFLM head "
+          f"{extra.get('head')} B, tail {extra.get('tail')} B; top: {top.name} at step "
+          f"{top.start}, live then:", file=sys.stderr)
+    for offset, size, who in sorted(live):
+        print(f"    {offset:>8} {size:>7}  {who}", file=sys.stderr)
 
 
 def main() -> None:
@@ -131,12 +163,19 @@ def main() -> None:
     parser.add_argument("--objective", choices=[o.value for o in patches.Objective],
                         default=patches.Objective.ARENA.value)
     parser.add_argument("--only", nargs="*", help="built models to measure (default all)")
-    parser.add_argument("--at", nargs=2, type=int, metavar=("SPLIT_AFTER", "GRID"),
-                        help="rewrite at this split point and grid instead of searching")
+    parser.add_argument("--at", nargs=2, metavar=("SPLIT_AFTER", "GRID"),
+                        help="rewrite at this split point and grid (P or PxQ) instead of "
+                        "searching")
+    parser.add_argument("--peak", action="store_true",
+                        help="print what sets memplan's planned head of each rewrite")
+    parser.add_argument("--square", action="store_true",
+                        help="search P x P grids only (the search before P x Q)")
     parser.add_argument("--no-joins", action="store_true",
                         help="no zero-copy CONCATENATION in memplan's view (the state before "
                         "issue 34's join): its before and after")
     args = parser.parse_args()
+    global SQUARE, PEAK
+    SQUARE, PEAK = args.square, args.peak
     if args.no_joins:
         tfl._joins = lambda *_: {}
     chosen = [(n, build) for n, build in MODELS.items()

@@ -134,7 +134,7 @@ def test_a_buffer_released_in_parts_frees_its_bands_for_later_buffers():
     """An image read in three row bands, one per step, each step's output kept to the
     end: a band is dead once its step has run, so later outputs go where early bands
     were. Planned whole it needs 96 + 3 x 32 bytes; in parts 96 + 32."""
-    from memplan.buffers import Part, parts_from_reads, pieces
+    from memplan.buffers import Part, parts_from_reads, pieces, released_in_parts
     from memplan.check.offline_plan import offline_plan_problems
 
     # with a halo: bytes [16, 32) are read at steps 0 and 1, so they die with the second
@@ -145,6 +145,11 @@ def test_a_buffer_released_in_parts_frees_its_bands_for_later_buffers():
     image = BufferRequest(0, "image", 96, 0, 3, 16, parts=parts)
     assert [(p.offset, p.start, p.end) for p in pieces([image])] == [(0, 0, 1), (32, 0, 2),
                                                                       (64, 0, 3)]
+    # a view of the first band (a slice sharing its bytes) holds that band one step more
+    view = BufferRequest(9, "band", 32, 0, 2, 16, shares_with=0, share_offset=0)
+    assert released_in_parts([image, view])
+    assert [(p.offset, p.end) for p in pieces([image, view])] == [(0, 2), (32, 2), (64, 3)]
+    assert not released_in_parts([image, dataclasses.replace(view, share_offset=80)])
     outs = tuple(BufferRequest(1 + i, f"out{i}", 32, i, 4, 16) for i in range(3))
     whole = (dataclasses.replace(image, parts=()), *outs)
     [before] = plan_arena(Arena("arena", whole, 16), time_limit=None)
@@ -159,6 +164,13 @@ def test_a_buffer_released_in_parts_frees_its_bands_for_later_buffers():
     # an output placed over a band still being read is caught
     early = {**offsets, 1: 48}
     assert any("overlap" in p for p in offline_plan_problems([image, *outs], early, 16))
+    # two buffers in parts, one after the other: pinned, the second sits above the first
+    # (192 B); packed whole they share the same bytes (96 B), which the driver keeps
+    later = dataclasses.replace(image, key=5, name="later", start=3, end=6,
+                                parts=tuple(dataclasses.replace(p, end=p.end + 3)
+                                            for p in parts))
+    [both] = plan_arena(Arena("arena", (image, later), 16), time_limit=5)
+    assert both.size == 96 and both.offsets[0] == both.offsets[5]
 
 
 def test_a_written_plan_that_reads_back_differently_is_caught(data):

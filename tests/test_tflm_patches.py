@@ -71,6 +71,20 @@ def test_every_patch_grid_gives_the_same_bytes(grid):
     assert identical(before, after)
 
 
+@pytest.mark.parametrize("grid", [(3, 1), (1, 2), (2, 3)])
+def test_a_rectangular_grid_gives_the_same_bytes(grid):
+    """P x Q grids, rows only and columns only among them: a row (or column) of one patch
+    is no CONCATENATION, so a rows-only grid joins once."""
+    model, last = mixed_stage()
+    rewritten = patches.rewrite_at(model, last, grid)
+    names = op_names(rewritten)
+    rows, cols = grid
+    assert names.count("ADD") == rows * cols
+    assert names.count("CONCATENATION") == (rows if cols > 1 else 0) + (rows > 1)
+    inputs = tflm.random_inputs(model, seed=rows)
+    assert identical(outputs(model, inputs), outputs(rewritten, inputs))
+
+
 @pytest.mark.parametrize("grid", [2, 3])
 def test_an_explicit_pad_runs_in_the_patches(grid):
     """keras.applications pads explicitly before a stride-2 depthwise convolution run
@@ -126,7 +140,7 @@ def test_a_misplaced_halo_changes_the_output():
 
 def test_cnn_runs_patch_by_patch_in_a_smaller_arena():
     model = tflite_ops.cnn5(64, classify=False)
-    result = patches.rewrite_patches(model, max_recompute=0.2)
+    result = patches.rewrite_patches(model, max_recompute=0.2, rectangular=False)
     assert result.model is not None, result.reason
     assert result.lower_bound_after < result.lower_bound_before
     assert result.lower_bound_after == patches.schedule_bound(result.model)
@@ -191,7 +205,7 @@ def test_the_budget_is_kept():
     model = tflite_ops.cnn5(64)
     chosen = []
     for budget in (0.0, 0.05, 0.5):
-        result = patches.rewrite_patches(model, max_recompute=budget,
+        result = patches.rewrite_patches(model, max_recompute=budget, rectangular=False,
                                          objective=patches.Objective.BOUND)
         if result.model is None:
             assert result.reason and result.lower_bound_after == result.lower_bound_before
@@ -204,14 +218,16 @@ def test_the_budget_is_kept():
 
 def test_the_arena_objective_weighs_tflm_s_tail():
     """Each patch adds operators, and TFLM keeps persistent data per operator: minimising
-    the head's bound alone picks a finer grid than minimising the bound plus that tail."""
+    the head's bound alone picks a finer grid than minimising the planned head plus that
+    tail."""
     model = tflite_ops.cnn5(64)
-    head = patches.rewrite_patches(model, objective=patches.Objective.BOUND)
-    arena = patches.rewrite_patches(model, objective=patches.Objective.ARENA)
+    head = patches.rewrite_patches(model, objective=patches.Objective.BOUND, rectangular=False)
+    arena = patches.rewrite_patches(model, objective=patches.Objective.ARENA, rectangular=False)
     assert head.tail_after is None and arena.tail_after is not None
     assert head.lower_bound_after <= arena.lower_bound_after
     head_tail = tflm.allocation(head.model).tail
-    assert arena.lower_bound_after + arena.tail_after <= head.lower_bound_after + head_tail
+    assert patches.planned_head(arena.model) + arena.tail_after <= \
+        patches.planned_head(head.model) + head_tail
     assert arena.tail_before == tflm.allocation(model).tail < arena.tail_after
 
 
@@ -247,3 +263,70 @@ def test_shapes_that_lie_are_not_walked():
     assert patches.rewrite_patches(lying).model is None
     with pytest.raises(InputError, match="not a TFLite flatbuffer"):
         patches.rewrite_patches(model[:6])
+
+
+def test_the_stage_input_is_released_band_by_band(tmp_path):
+    """cnn5 at 32 patched as 2 x 2 after its third convolution: the image is read only
+    by the patches' slices, so its row bands are released as the last patch reading each
+    has run (`TfliteModel.releases`); memplan pins it at the arena's base, puts later
+    tensors in the freed bands while it is still live, and TFLM runs the plan with the
+    outputs unchanged."""
+    import dataclasses
+
+    from memplan.plan.contract import ReadOptions
+    from memplan.plan.driver import check_run, plan_model
+
+    model = tflite_ops.cnn5(32, classify=False)
+    rewritten = patches.rewrite_at(model, 2, 2)
+    parsed = tfl.parse_tflite(rewritten, "m.tflite")
+    [image] = [parsed.tensors[k] for k in parsed.inputs]
+    parts = parsed.releases[image.key]
+    row = 32 * 3
+    assert len(parts) >= 2 and all(p.offset % row == 0 for p in parts)
+    assert [p.offset for p in parts] == [0, *(p.offset + p.size for p in parts[:-1])]
+    assert parts[-1].offset + parts[-1].size == image.size
+    assert max(p.end for p in parts) == image.last + 1
+    assert min(p.end for p in parts) < image.last + 1  # the top band dies first
+    assert patches._bound(parsed) < patches._bound(dataclasses.replace(parsed, releases={}))
+    path = tmp_path / "patched.tflite"
+    path.write_bytes(rewritten)
+    fe, plan = plan_model(str(path), options=ReadOptions(None, {}, True, 10.0))
+    [arena] = plan.arenas
+    assert arena.offsets[image.key] == 0
+    reused = [b for b in arena.buffers if b.key != image.key and b.start < image.last + 1
+              and b.packed_size and arena.offsets[b.key] < image.size]
+    assert reused  # a tensor made while the image is live sits in a band already freed
+    check = check_run(fe, plan)
+    assert check.identical
+    assert check.planned.arena < check.original.arena
+
+
+def test_a_slice_of_whole_rows_is_a_view_of_its_input(tmp_path):
+    """A rows-only grid slices bands of whole rows of the image: each slice's output is
+    one contiguous range of the image, so it sits on those bytes (`TfliteModel.views`),
+    where TFLM's kernel copies each element onto itself; the band then lives until the
+    slice's reader has run. memplan's plan puts every slice there and TFLM runs it with
+    the outputs unchanged. A 2 x 2 grid's slices are not contiguous: no view."""
+    from memplan.plan.contract import ReadOptions
+    from memplan.plan.driver import check_run, plan_model
+
+    model = tflite_ops.cnn5(32, classify=False)
+    assert not tfl.parse_tflite(patches.rewrite_at(model, 2, 2), "m.tflite").views
+    rewritten = patches.rewrite_at(model, 2, (3, 1))
+    parsed = tfl.parse_tflite(rewritten, "m.tflite")
+    [image] = parsed.inputs
+    slices = [op for op in parsed.ops if op.name == "STRIDED_SLICE" and op.inputs[0] == image]
+    assert len(slices) == 3
+    row = 32 * 3
+    assert {op.outputs[0]: parsed.views[op.outputs[0]] for op in slices} == {
+        op.outputs[0]: (image, v[0] * row) for op in slices
+        for v in [tfl._constant_ints(tfl._unpack(rewritten, "m"), 0, op, 1)[1:2]]}
+    path = tmp_path / "patched.tflite"
+    path.write_bytes(rewritten)
+    fe, plan = plan_model(str(path), options=ReadOptions(None, {}, True, 10.0))
+    [arena] = plan.arenas
+    for op in slices:
+        out = op.outputs[0]
+        assert arena.offsets[out] == arena.offsets[image] + parsed.views[out][1]
+    check = check_run(fe, plan)
+    assert check.identical

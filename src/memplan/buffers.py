@@ -80,29 +80,50 @@ class Piece:
 
 
 def released_in_parts(group: Sequence[BufferRequest]) -> bool:
-    """The group is one buffer released in parts (a buffer that shares bytes with another
-    is planned whole: its sharers' lifetimes are tied to all of it)."""
-    return len(group) == 1 and len(group[0].parts) > 1
+    """The group is a buffer released in parts, with any sharers lying inside its bytes
+    (a slice of it that is a view of its bytes): its parts are planned. A group of two
+    such buffers, or one placed partly outside it, is planned whole."""
+    owners = [b for b in group if len(b.parts) > 1]
+    if len(owners) != 1:
+        return False
+    if len(group) == 1:
+        return True
+    try:
+        at = group_offsets(group)
+    except ValueError:
+        return False
+    root = owners[0]
+    return at[root.key] == 0 and all(at[b.key] + b.packed_size <= root.packed_size
+                                     for b in group)
 
 
 def pieces(group: Sequence[BufferRequest]) -> list[Piece]:
-    """The rectangles a share group packs as: one per part of a buffer released in parts,
-    else the group's one block (`merged`)."""
+    """The rectangles a share group packs as: one per part of a buffer released in parts
+    (a part held longer by a sharer inside it lives as long), else the group's one block
+    (`merged`)."""
     if released_in_parts(group):
-        b = group[0]
-        return [Piece(p.offset, p.size, b.start, max(p.end, b.start + 1)) for p in b.parts]
+        root = next(b for b in group if len(b.parts) > 1)
+        at = group_offsets(group)
+        found = []
+        for p in root.parts:
+            end = max([p.end, *(b.end for b in group if b is not root and b.packed_size
+                                and at[b.key] < p.offset + p.size
+                                and p.offset < at[b.key] + b.packed_size)])
+            found.append(Piece(p.offset, p.size, root.start, max(end, root.start + 1)))
+        return found
     whole = merged(group)
     return [Piece(0, whole.packed_size, *whole.lifetime)]
 
 
 def parts_from_reads(size: int, start: int, reads: Iterable[tuple[int, int, int]],
-                     alignment: int = 1) -> tuple[Part, ...]:
+                     grain: int = 1) -> tuple[Part, ...]:
     """The parts of a buffer of `size` bytes made at `start`, from every read of it as
     `(step, lo, hi)`: bytes [lo, hi) read at `step`. Each byte dies after the last step
     that reads it (a byte nobody reads, after `start`); parts start at multiples of
-    `alignment`, so a part straddling a boundary dies with its latest byte. Empty when
-    every byte dies at the same step (nothing to release early)."""
-    alignment = max(1, alignment)
+    `grain`, so a grain dies with its latest byte (give a row of an image: freed bands
+    are what later buffers can use, scattered bytes are holes no tensor fits in). Empty
+    when every byte dies at the same step (nothing to release early)."""
+    alignment = max(1, grain)
     chunks = -(-size // alignment)
     death = [start + 1] * chunks
     for step, lo, hi in reads:

@@ -31,16 +31,21 @@ def offline_plan_problems(tensors: list[BufferRequest], offsets: dict[Key, int],
         placed.append(offset)
 
     for group in share_groups(tensors):
-        if released_in_parts(group) and offsets.get(group[0].key, ONLINE) != ONLINE:
-            t = group[0]
-            for p in pieces(group):
-                buffers.append(Buffer(f"{t.name} [{p.offset}:{p.offset + p.size}]", p.start,
-                                      p.end, p.size))
-                placed.append(offsets[t.key] + p.offset)
-            if offsets[t.key] % alignment:  # its parts are checked unaligned, inside it
-                found.append(f"{t.name} at offset {offsets[t.key]} is off its alignment "
-                             f"{alignment}")
-            continue
+        if released_in_parts(group) and all(offsets.get(t.key, ONLINE) != ONLINE
+                                            for t in group):
+            at = group_offsets(group)
+            base = {offsets[t.key] - at[t.key] for t in group}
+            if len(base) == 1:  # each sharer where its group puts it
+                start = base.pop()
+                t = next(b for b in group if at[b.key] == 0 and b.parts)
+                for p in pieces(group):
+                    buffers.append(Buffer(f"{t.name} [{p.offset}:{p.offset + p.size}]",
+                                          p.start, p.end, p.size))
+                    placed.append(start + p.offset)
+                if start % alignment:  # its parts are checked unaligned, inside it
+                    found.append(f"{t.name} at offset {start} is off its alignment "
+                                 f"{alignment}")
+                continue
         mine = [t for t in group if offsets.get(t.key, ONLINE) != ONLINE]
         try:
             at = group_offsets(mine)

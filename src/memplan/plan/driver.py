@@ -496,13 +496,28 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
                   if all(v[i] == at for i, at in pinned.items())}
     solved = pack(problem, PackOptions(exact=bool(time_limit), time_limit=time_limit,
                                        incumbents=incumbents))
+    starts = [solved.solution.offsets[i] - pieces(g)[0].offset
+              for g, i in zip(packed, first, strict=True)]
+    if pinned:
+        # Pinned at the base, a buffer released in parts constrains the packing: the
+        # groups packed whole and unpinned are kept when lower (the pieces' bound holds).
+        whole = Problem(tuple(Buffer(g[0].name, *merged(g).lifetime, merged(g).packed_size,
+                                     max(alignment, merged(g).alignment)) for g in packed),
+                        problem.capacity)
+        plain = pack(whole, PackOptions(exact=bool(time_limit), time_limit=time_limit))
+        if plain.peak < solved.peak:
+            bound = solved.lower_bound
+            status = (PlanStatus.AT_BOUND if plain.peak <= bound else PlanStatus.GAP
+                      if time_limit else PlanStatus.HEURISTIC)
+            solved = dataclasses.replace(plain, lower_bound=bound, status=status,
+                                         proven_bound=None)
+            starts = list(plain.solution.offsets)
     offsets: dict[Key, int] = {}
     for g in groups:
         for b in g:
             offsets[b.key] = base  # an empty buffer occupies no bytes
-    for g, i in zip(packed, first, strict=True):
+    for g, off in zip(packed, starts, strict=True):
         at = group_offsets(g)
-        off = solved.solution.offsets[i] - pieces(g)[0].offset
         for b in g:
             offsets[b.key] = base + off + at[b.key]
     if runtime is not None and (runtime.planner not in incumbents or (

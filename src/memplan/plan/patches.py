@@ -144,13 +144,14 @@ class Candidate:
 
 def search_grids(stages: Sequence[list[StageOp]], *, max_recompute: float, max_grid: int,
                  stage_macs: Callable[[list[StageOp]], int],
-                 measure: Callable[[list[StageOp], Grid], tuple[int, int]],
+                 measure: Callable[[list[StageOp], Grid], tuple[int, int] | None],
                  output_size: Callable[[list[StageOp]], tuple[int, int]],
                  rectangular: bool = False) -> list[Candidate]:
     """Every split point and square grid from 2 x 2 up whose patched stage stays within
     (1 + `max_recompute`) of the stage's multiply-accumulates, lowest bound (then fewest
     multiply-accumulates, then the coarsest grid) first. `measure(stage, grid)` is the
-    candidate's (bound, patched stage multiply-accumulates). With `rectangular`, every
+    candidate's (bound, patched stage multiply-accumulates), or None when the runtime
+    cannot run that grid (left out). With `rectangular`, every
     P x Q grid (rows of patches x columns, each up to `max_grid`, 1 x 1 left out) instead,
     `grid` a (P, Q) pair: rows only (P x 1) concatenate once and recompute halo on one
     axis; on a tie of bound and multiply-accumulates the fewest patches win, so a
@@ -161,7 +162,10 @@ def search_grids(stages: Sequence[list[StageOp]], *, max_recompute: float, max_g
         height, width = output_size(stage)
         if not rectangular:
             for grid in range(2, min(max_grid, height, width) + 1):
-                bound, macs = measure(stage, grid)
+                got = measure(stage, grid)
+                if got is None:
+                    continue
+                bound, macs = got
                 if macs > (1 + max_recompute) * whole:
                     break  # a finer grid recomputes more halo
                 found.append(Candidate(bound, macs, stage, grid))
@@ -170,7 +174,10 @@ def search_grids(stages: Sequence[list[StageOp]], *, max_recompute: float, max_g
             for cols in range(1, min(max_grid, width) + 1):
                 if rows == cols == 1:
                     continue
-                bound, macs = measure(stage, (rows, cols))
+                got = measure(stage, (rows, cols))
+                if got is None:
+                    continue
+                bound, macs = got
                 if macs > (1 + max_recompute) * whole:
                     break  # more columns recompute more halo
                 found.append(Candidate(bound, macs, stage, (rows, cols)))

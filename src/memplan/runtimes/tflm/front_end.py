@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from ...buffers import Arena, BufferRequest, RuntimePlan, group_offsets, merged, share_groups
+from ...buffers import (
+    Arena,
+    BufferRequest,
+    RuntimePlan,
+    group_offsets,
+    merged,
+    pieces,
+    share_groups,
+)
 from ...errors import InputError
 from ...pack import Buffer, PackOptions, Problem, lower_bound, pack
 from ...plan.contract import (
@@ -201,11 +209,16 @@ def requests(model: tfl.TfliteModel, *, in_place: bool = True) -> list[BufferReq
     """The planned tensors, then the scratch buffers (as TFLM adds them to its planner);
     `in_place=False` is TFLM's own view, where nothing shares bytes; otherwise an in-place
     output shares its input's bytes and a zero-copy CONCATENATION's inputs sit inside its
-    output (`TfliteModel.joins`)."""
+    output (`TfliteModel.joins`), a slice of whole rows is a view of its input's bytes
+    (`TfliteModel.views`) and a tensor read only by slices is released in parts
+    (`TfliteModel.releases`)."""
     buffers = [
         BufferRequest(t.key, t.name, t.size, t.first, t.last + 1,
-                      shares_with=model.shares.get(t.key) if in_place else None,
-                      origin=f"subgraph {t.subgraph} tensor {t.index}")
+                      shares_with=(model.shares.get(t.key, model.views.get(t.key, (None,))[0])
+                                   if in_place else None),
+                      share_offset=model.views.get(t.key, (0, 0))[1] if in_place else 0,
+                      origin=f"subgraph {t.subgraph} tensor {t.index}",
+                      parts=model.releases.get(t.key, ()) if in_place else ())
         for t in model.planned()
     ]
     buffers += [
@@ -217,25 +230,28 @@ def requests(model: tfl.TfliteModel, *, in_place: bool = True) -> list[BufferReq
     return _joined(buffers, model) if in_place and model.joins else buffers
 
 
+def head_bound(buffers: list[BufferRequest]) -> int:
+    """The lower bound of the head these buffers need: the most bytes live at once, each
+    share group as one block, a tensor released in parts as its parts."""
+    return lower_bound(Problem(tuple(
+        Buffer(str(g[0].key), p.start, p.end, p.size, tfl.ALIGNMENT)
+        for g in share_groups(buffers) for p in pieces(g) if p.size > 0)))
+
+
 def _joined(buffers: list[BufferRequest], model: tfl.TfliteModel) -> list[BufferRequest]:
     """`buffers` with each zero-copy CONCATENATION (`TfliteModel.joins`) whose inputs, put
     inside its output, lower the bound. Its group is one block live from its first input
     to the output's end, so the whole output is held while the later inputs are computed:
     a join lowers the bound only where the concatenation's moment (inputs and output live
     at once) is the peak. An input already in place over another keeps that share."""
-    def bound(bs: list[BufferRequest]) -> int:
-        return lower_bound(Problem(tuple(
-            Buffer(str(g[0].key), *merged(g).lifetime, merged(g).packed_size, tfl.ALIGNMENT)
-            for g in share_groups(bs) if merged(g).packed_size > 0)))
-
     by_output: dict[int, dict[int, int]] = {}
     for key, (out, at) in model.joins.items():
         by_output.setdefault(out, {})[key] = at
-    best = bound(buffers)
+    best = head_bound(buffers)
     for out, parts in by_output.items():
         tried = [dataclasses.replace(b, shares_with=out, share_offset=parts[b.key])
                  if b.key in parts and b.shares_with is None else b for b in buffers]
-        now = bound(tried)
+        now = head_bound(tried)
         if now < best:
             buffers, best = tried, now
     return buffers

@@ -52,13 +52,17 @@ def candidate(model: tfl.TfliteModel, op: tfl.TfliteOp, shared: dict[int, int] |
     if any(model.tensors[k].shape != out.shape for k in op.slots if k >= 0):
         return None  # a broadcast: the kernel indexes the inputs apart from the output
     ends = set(model.inputs) | set(model.outputs)
+    # A slice that is a view of its input (`TfliteModel.views`) shares bytes the output
+    # would overwrite while the other still reads them.
+    viewed = {src for src, _ in model.views.values()}
     for slot in slots:
         if slot >= len(op.slots) or op.slots[slot] < 0:
             continue
         t = model.tensors[op.slots[slot]]
         if (t.role is tfl.Role.PLANNED and t.shape == out.shape and t.nbytes == out.nbytes
                 and t.last == op.scope and t.key not in ends and op.slots.count(t.key) == 1
-                and t.key not in shared.values()):
+                and t.key not in shared.values() and t.key not in model.views
+                and t.key not in viewed):
             return out.key, t.key
     return None
 

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...buffers import Part, parts_from_reads
 from ...errors import InputError
 from ...extras import Extra, MissingExtra
 from .scratch import TYPE_BYTES, KernelSet, OpView, ScratchModelError, TensorInfo, scratch_requests
@@ -118,6 +119,12 @@ class TfliteModel:
     scratch: tuple[tuple[TfliteOp, int], ...] = ()  # (operator, bytes) in request order
     # input key -> (output key, byte offset) of a zero-copy CONCATENATION (`_joins`)
     joins: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # key -> the parts of a tensor read only by slices, released as they are read
+    # (`_released`)
+    releases: dict[int, tuple[Part, ...]] = field(default_factory=dict)
+    # output key -> (input key, byte offset) of a slice that is a view of its input's
+    # bytes (`_views`)
+    views: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def planned(self) -> list[TfliteTensor]:
         return [t for t in self.tensors if t.role is Role.PLANNED]
@@ -200,9 +207,12 @@ def model_view(model, path: str, kernels: KernelSet = KernelSet.REFERENCE,
     scratch = tuple((op, n) for op in ops
                     for n in _scratch_requests(op, tensors, path, kernels, core)
                     if n > 0)
+    joins = _joins(model, tensors, ops, first_key, shares)
+    views = _views(model, tensors, ops, {*shares, *shares.values(), *joins})
     return TfliteModel(path, len(model.subgraphs), tuple(tensors), ops, inputs, outputs,
-                       shares, _offline_plan(model, count, path), scratch,
-                       _joins(model, tensors, ops, first_key, shares))
+                       shares, _offline_plan(model, count, path), scratch, joins,
+                       _released(model, tensors, ops, first_key, {*shares, *shares.values(),
+                                                                  *joins, *views}), views)
 
 
 def with_offline_plan(data: bytes, offsets: list[int], path: str) -> bytes:
@@ -395,6 +405,132 @@ def _in_place_reshapes(model, tensors: list[TfliteTensor], ops: tuple[TfliteOp, 
                 and op.inputs.count(src.key) == 1):
             shares[dst.key] = src.key
     return shares
+
+
+SLICES = frozenset({"STRIDED_SLICE", "SLICE"})
+
+
+def _released(model, tensors: list[TfliteTensor], ops: tuple[TfliteOp, ...],
+              first_key: list[int], shared: set[int]) -> dict[int, tuple[Part, ...]]:
+    """Tensors of subgraph 0 read only by slices of constant bounds (what the patch rewrite
+    emits): TFLM's STRIDED_SLICE and SLICE kernels read only the elements inside the
+    slice, so each byte is dead once the last slice that reads it has run. Never a
+    subgraph output or a tensor sharing bytes with another."""
+    sg = model.subgraphs[0]
+    outputs = {int(i) for i in _ints(sg.outputs)}
+    readers: dict[int, list[TfliteOp]] = {}
+    for op in ops:
+        for key in op.inputs:
+            readers.setdefault(key, []).append(op)
+    found: dict[int, tuple[Part, ...]] = {}
+    for t in tensors:
+        if (t.subgraph != 0 or t.role is not Role.PLANNED or t.index in outputs
+                or t.key in shared or t.key not in readers or t.nbytes == 0):
+            continue
+        reads = []
+        for op in readers[t.key]:
+            box = _slice_box(model, op, t) if op.name in SLICES and op.subgraph == 0 else None
+            if box is None:
+                break
+            reads += [(op.scope, lo, hi) for lo, hi in _byte_runs(t, box)]
+        else:
+            # A row of the outermost dimension with more than one index: NHWC's row
+            # band, which a patch below it no longer reads.
+            outer = next((d for d, n in enumerate(t.shape) if n > 1), len(t.shape) - 1)
+            grain = t.nbytes // max(1, int(np.prod(t.shape[:outer + 1])))
+            parts = parts_from_reads(t.nbytes, t.first, reads, grain)
+            # Reserved bytes past the last element die with the last part.
+            if parts and t.size > t.nbytes:
+                last = parts[-1]
+                parts = (*parts[:-1], Part(last.offset, t.size - last.offset,
+                                           max(last.end, t.last + 1)))
+            if parts:
+                found[t.key] = parts
+    return found
+
+
+def _views(model, tensors: list[TfliteTensor], ops: tuple[TfliteOp, ...],
+           shared: set[int]) -> dict[int, tuple[int, int]]:
+    """Slices of subgraph 0 whose output is one contiguous byte range of their input (a
+    band of whole rows of an NHWC tensor): the output may sit on those bytes, where the
+    kernel's copy writes each element onto itself (as a zero-copy CONCATENATION's,
+    `_joins`), so the slice costs no bytes. Only an output nobody else writes or shares
+    (no subgraph output), at an offset TFLM's alignment keeps."""
+    sg = model.subgraphs[0]
+    ends = {int(i) for i in (*_ints(sg.inputs), *_ints(sg.outputs))}
+    found: dict[int, tuple[int, int]] = {}
+    for op in ops:
+        if op.name not in SLICES or op.subgraph or len(op.outputs) != 1 or not op.slots:
+            continue
+        src, out = tensors[op.slots[0]], tensors[op.outputs[0]]
+        if (src.role is not Role.PLANNED or out.role is not Role.PLANNED
+                or out.key in ends or out.key in shared or src.key in shared
+                or src.dtype != out.dtype or src.key in found):
+            continue
+        box = _slice_box(model, op, src)
+        runs = [] if box is None else _byte_runs(src, box)
+        if len(runs) == 1 and runs[0][1] - runs[0][0] == out.nbytes \
+                and runs[0][0] % ALIGNMENT == 0:
+            found[out.key] = (src.key, runs[0][0])
+    return found
+
+
+def _slice_box(model, op: TfliteOp, t: TfliteTensor) -> list[tuple[int, int]] | None:
+    """[begin, end) per dimension of what a slice with constant bounds reads of `t` (its
+    first input), or None when it reads it otherwise (a mask, a stride, a second use)."""
+    if not op.slots or op.slots[0] != t.key or t.key in op.slots[1:]:
+        return None
+    options = op.options
+    if op.name == "STRIDED_SLICE":
+        if len(op.slots) != 4 or any(getattr(options, f, 0) for f in (
+                "beginMask", "endMask", "ellipsisMask", "newAxisMask", "shrinkAxisMask",
+                "offset")):
+            return None
+        begin, end, strides = (_constant_ints(model, 0, op, k) for k in (1, 2, 3))
+        if strides is None or any(s != 1 for s in strides):
+            return None
+    else:  # SLICE: begin and size, -1 meaning "to the end"
+        if len(op.slots) != 3:
+            return None
+        begin, size = (_constant_ints(model, 0, op, k) for k in (1, 2))
+        end = None if begin is None or size is None else [
+            d if n == -1 else b + n for b, n, d in zip(begin, size, t.shape, strict=False)]
+    if begin is None or end is None or len(begin) != len(t.shape) or len(end) != len(t.shape):
+        return None
+    box = []
+    for b, e, d in zip(begin, end, t.shape, strict=True):
+        b, e = b + d if b < 0 else b, e + d if e < 0 else e
+        if not 0 <= b <= e <= d:
+            return None
+        box.append((b, e))
+    return box
+
+
+def _constant_ints(model, s: int, op: TfliteOp, slot: int) -> list[int] | None:
+    index = op.slots[slot]  # in subgraph 0, a tensor's key is its index
+    tensors = model.subgraphs[s].tensors
+    if index < 0 or index >= len(tensors):
+        return None
+    tensor = tensors[index]
+    buffers = model.buffers or []
+    if not 0 < tensor.buffer < len(buffers) or buffers[tensor.buffer].data is None:
+        return None
+    dtype = {schema.TensorType.INT32: "<i4", schema.TensorType.INT64: "<i8"}.get(tensor.type)
+    data = np.asarray(buffers[tensor.buffer].data, dtype=np.uint8).tobytes()
+    if dtype is None or len(data) % np.dtype(dtype).itemsize:
+        return None
+    return [int(v) for v in np.frombuffer(data, dtype=dtype)]
+
+
+def _byte_runs(t: TfliteTensor, box: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The byte ranges of `t` (row-major) inside `box`, each contiguous run once."""
+    item = t.nbytes // max(1, int(np.prod(t.shape)))
+    mask = np.zeros(t.shape, dtype=bool)
+    mask[tuple(slice(b, e) for b, e in box)] = True
+    flat = np.concatenate([[False], mask.reshape(-1), [False]])
+    edges = np.flatnonzero(flat[1:] != flat[:-1])
+    return [(int(lo) * item, int(hi) * item) for lo, hi in zip(edges[::2], edges[1::2],
+                                                                  strict=True)]
 
 
 def _joins(model, tensors: list[TfliteTensor], ops: tuple[TfliteOp, ...],

@@ -38,9 +38,18 @@ from itertools import pairwise
 
 import numpy as np
 
-from ...buffers import merged, share_groups
-from ...pack import Buffer, Problem, lower_bound
-from ...plan.patches import Candidate, Kind, Region, StageOp, Window, cuts, regions, search_grids
+from ...plan.patches import (
+    Candidate,
+    Grid,
+    Kind,
+    Region,
+    StageOp,
+    Window,
+    cuts,
+    grid_shape,
+    regions,
+    search_grids,
+)
 from . import model as tfl
 
 MAX_GRID = 8  # TFLM's CONCATENATION takes at most 10 inputs
@@ -61,10 +70,12 @@ class Objective(enum.Enum):
     """What the search minimises."""
 
     BOUND = "bound"  # the lower bound of the planned head alone
-    # The bound plus TFLM's persistent tail, measured by allocating the candidate on TFLM's
-    # interpreter: every patch adds operators and tensors, and TFLM keeps a record of each
-    # (and a convolution's per-channel multipliers) in the tail, so a fine grid can lower
-    # the head and still enlarge the arena.
+    # The head memplan's heuristics plan plus TFLM's persistent tail, measured by
+    # allocating the candidate on TFLM's interpreter: every patch adds operators and
+    # tensors, and TFLM keeps a record of each (and a convolution's per-channel
+    # multipliers) in the tail, so a fine grid can lower the head and still enlarge the
+    # arena. The plan, not the bound: a stage input released in parts is pinned at the
+    # arena's base, and the first patch's tensors find little of it freed yet.
     ARENA = "arena"
 
 
@@ -95,11 +106,13 @@ class PatchRewrite:
 
 
 def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int = MAX_GRID,
-                    objective: Objective = Objective.ARENA,
+                    objective: Objective = Objective.ARENA, rectangular: bool = True,
                     path: str = "model.tflite") -> PatchRewrite:
     """The model with its first stage run patch by patch, at the split point and grid that
     minimise `objective`, within `max_recompute` more multiply-accumulates in the stage;
-    `model` None when no candidate is below the original (`reason` says why)."""
+    `model` None when no candidate is below the original (`reason` says why). With
+    `rectangular`, P x Q grids (rows only among them) are searched, else P x P: fewer
+    patches carry less of TFLM's per-operator persistent data."""
     original = tfl._unpack(model, path)
     before = schedule_bound(model, path)
     macs = model_macs(original)
@@ -110,7 +123,7 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
         return PatchRewrite(None, "no prefix of convolution, pooling and elementwise "
                             "operators reads one [1, H, W, C] input and hands one tensor on",
                             **unchanged)
-    candidates = _candidates(original, stages, max_recompute, max_grid, path)
+    candidates = _candidates(original, stages, max_recompute, max_grid, path, rectangular)
     if not candidates:
         return PatchRewrite(None, f"no split point and grid within {max_recompute:.0%} more "
                             "multiply-accumulates in the stage", **unchanged)
@@ -125,13 +138,13 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
         except CannotRun as err:
             return PatchRewrite(None, f"TFLM's interpreter cannot allocate the model: {err}",
                                 **unchanged)
-        best, cost, original_cost = None, None, before + tail
+        best, cost, original_cost = None, None, planned_head(model, path) + tail
         for c in candidates:  # by bound: a tail is never negative, so the rest cost more
             if cost is not None and c.bound >= cost:
                 break
             try:
-                total = c.bound + allocation(
-                    _packed(_patch(original, c.stage, c.grid), model)).tail
+                data = _packed(_patch(original, c.stage, c.grid), model)
+                total = planned_head(data, path) + allocation(data).tail
             except CannotRun:
                 continue  # never chosen: a rewrite TFLM cannot run is no rewrite
             if cost is None or total < cost:
@@ -140,7 +153,8 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
             return PatchRewrite(None, "TFLM's interpreter allocates no candidate", **unchanged,
                                 tail_before=tail, tail_after=tail)
     if cost >= original_cost:
-        what = "lower bound" if objective is Objective.BOUND else "lower bound plus TFLM's tail"
+        what = "lower bound" if objective is Objective.BOUND else \
+            "head (memplan's heuristics) plus TFLM's tail"
         return PatchRewrite(None, f"the best candidate's {what} ({cost} B) is not below the "
                             f"original's ({original_cost} B)", **unchanged, tail_before=tail,
                             tail_after=tail)
@@ -148,23 +162,27 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
     data = _packed(patched, model)
     stage_macs = _stage_macs(original, best.stage)
     after_macs = model_macs(patched)
+    rows, cols = grid_shape(best.grid)
     return PatchRewrite(
-        data, f"stage of {len(best.stage)} operators run as {best.grid} x {best.grid} patches",
+        data, f"stage of {len(best.stage)} operators run as {rows} x {cols} patches",
         _text(original.subgraphs[0].tensors[best.stage[-1].output].name), best.stage[-1].index,
-        (best.grid, best.grid), macs, after_macs, stage_macs, after_macs - macs + stage_macs,
+        (rows, cols), macs, after_macs, stage_macs, after_macs - macs + stage_macs,
         before, schedule_bound(data, path), tail,
         None if tail is None else allocation(data).tail)
 
 
 def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max_grid: int,
-                path: str) -> list[Candidate]:
+                path: str, rectangular: bool) -> list[Candidate]:
     """Every split point and grid within the budget, lowest bound (then fewest
     multiply-accumulates) first."""
     skeleton = _without_weights(original)
     macs = model_macs(original)
 
-    def measure(stage: list[StageOp], grid: int) -> tuple[int, int]:
-        patched = _patch(skeleton, stage, grid)
+    def measure(stage: list[StageOp], grid: Grid) -> tuple[int, int] | None:
+        try:
+            patched = _patch(skeleton, stage, grid)
+        except ValueError:
+            return None  # a patch that needs no row of some tensor: no such grid
         # Read as a packed file would be, without packing it (a flatbuffer round trip
         # through the object API costs more than the rest of the search).
         return (_bound(tfl.model_view(patched, path)),
@@ -176,7 +194,7 @@ def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max
 
     return search_grids(stages, max_recompute=max_recompute, max_grid=max_grid,
                         stage_macs=lambda stage: _stage_macs(original, stage),
-                        measure=measure, output_size=output_size)
+                        measure=measure, output_size=output_size, rectangular=rectangular)
 
 
 def _stage_macs(model, stage: list[StageOp]) -> int:
@@ -189,16 +207,18 @@ def _packed(model, original: bytes) -> bytes:
     return tfl._pack(model, len(original) + (1 << 16))
 
 
-def rewrite_at(model: bytes, split_after: int, grid: int, path: str = "model.tflite") -> bytes:
-    """The model with operators 0..`split_after` run as `grid` x `grid` patches, whatever
-    it costs; ValueError when that prefix is not a stage that can run patch by patch."""
+def rewrite_at(model: bytes, split_after: int, grid: Grid, path: str = "model.tflite") -> bytes:
+    """The model with operators 0..`split_after` run as `grid`'s patches (P: P x P; a
+    (rows, columns) pair), whatever it costs; ValueError when that prefix is not a stage
+    that can run patch by patch."""
     tfl.parse_tflite(model, path)  # indices and shapes checked, as rewrite_patches does
     original = tfl._unpack(model, path)
     for stage in candidate_stages(original):
         if stage[-1].index == split_after:
             _, height, width, _ = original.subgraphs[0].tensors[stage[-1].output].shape
-            if not 1 <= grid <= min(MAX_GRID, height, width):
-                raise ValueError(f"a {grid} x {grid} grid on a {height} x {width} output")
+            rows, cols = grid_shape(grid)
+            if not (1 <= rows <= min(MAX_GRID, height) and 1 <= cols <= min(MAX_GRID, width)):
+                raise ValueError(f"a {rows} x {cols} grid on a {height} x {width} output")
             return _packed(_patch(original, stage, grid), model)
     raise ValueError(f"operators 0..{split_after} are not a stage that runs patch by patch")
 
@@ -209,14 +229,21 @@ def schedule_bound(data: bytes, path: str = "model.tflite") -> int:
     return _bound(tfl.parse_tflite(data, path))
 
 
-def _bound(model: tfl.TfliteModel) -> int:
+def planned_head(data: bytes, path: str = "model.tflite") -> int:
+    """The head memplan's heuristics plan for the model (no exact search): what the search
+    weighs a candidate by, with TFLM's tail."""
+    from ...buffers import Arena
+    from ...plan.driver import plan_arena
     from .front_end import requests
 
-    groups = share_groups(requests(model))
-    problem = Problem(tuple(
-        Buffer(str(g[0].key), *merged(g).lifetime, merged(g).packed_size, tfl.ALIGNMENT)
-        for g in groups if merged(g).packed_size > 0))
-    return lower_bound(problem)
+    buffers = tuple(requests(tfl.parse_tflite(data, path)))
+    return plan_arena(Arena("arena", buffers, tfl.ALIGNMENT), time_limit=None)[0].size
+
+
+def _bound(model: tfl.TfliteModel) -> int:
+    from .front_end import head_bound, requests
+
+    return head_bound(requests(model))
 
 
 # --- the stage ----------------------------------------------------------------------
@@ -470,8 +497,9 @@ _DTYPES = {tfl.schema.TensorType.INT8: "int8", tfl.schema.TensorType.UINT8: "uin
     if tfl.schema is not None else {}
 
 
-def _patch(model, stage: list[StageOp], grid: int):
-    """A copy of `model` whose stage runs as grid x grid patches."""
+def _patch(model, stage: list[StageOp], grid: Grid):
+    """A copy of `model` whose stage runs as the grid's patches (a row or column of one
+    patch needs no CONCATENATION: the patch is the row)."""
     new = copy.copy(model)
     new.buffers = list(model.buffers)
     new.operatorCodes = list(model.operatorCodes)
@@ -484,12 +512,14 @@ def _patch(model, stage: list[StageOp], grid: int):
     originals = model.subgraphs[0].operators
     split = stage[-1].output
     height, width = shapes[split]
-    rows, cols = cuts(height, grid), cuts(width, grid)
+    rows, cols = (cuts(n, k) for n, k in zip((height, width), grid_shape(grid), strict=True))
     strips = []
     for r, (h0, h1) in enumerate(pairwise(rows)):
         pieces = []
         for c, (w0, w1) in enumerate(pairwise(cols)):
             computed, reads = regions(stage, (h0, h1, w0, w1), shapes)
+            if any(t >= b or lf >= rt for t, b, lf, rt in computed.values()):
+                raise ValueError(f"patch {r}.{c} reads nothing of a tensor of the stage")
             made: dict[int, int] = {}  # original tensor -> its patch tensor
             for op in stage:
                 if op.output not in computed:
@@ -526,11 +556,18 @@ def _patch(model, stage: list[StageOp], grid: int):
                     options.padding = tfl.schema.Padding.VALID
                 emit.op(op.name, inputs, [y], options, template.builtinOptionsType, template)
             pieces.append(made[split])
+        if len(rows) == 2:  # one row of patches: it is the split tensor
+            emit.concat(pieces, 2, split)
+            break
+        if len(pieces) == 1:
+            strips.append(pieces[0])
+            continue
         strip = emit.like(split, [1, h1 - h0, width, int(tensors[split].shape[3])],
                           f"{_text(tensors[split].name)}@{r}")
         emit.concat(pieces, 2, strip)
         strips.append(strip)
-    emit.concat(strips, 1, split)
+    if strips:
+        emit.concat(strips, 1, split)
     dropped = {op.output for op in stage} - {split}
     sg.operators = emit.ops + list(originals[stage[-1].index + 1:])
     _renumber(new, sg, emit.tensors, dropped)
