@@ -17,7 +17,7 @@ import gc
 import importlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
@@ -58,12 +58,33 @@ def command_module(name: str) -> ModuleType:
 class OneLineParser(argparse.ArgumentParser):
     """Bad arguments are bad input like any other: one line, exit 2."""
 
+    # argparse also makes a formatter in add_argument (to check a metavar) and in
+    # add_subparsers (to name a command's prog), where no width matters; the default width
+    # is the terminal's, asked of shutil, which loads zlib, bz2 and lzma: 2-4 ms of every
+    # run (issue 35: start-up). Only text a reader sees wraps to the terminal.
+    _for_reader = False
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        if self._for_reader:
+            return super()._get_formatter()
+        return self.formatter_class(prog=self.prog, width=sys.maxsize)
+
+    def _read(self, text: Callable[[], str]) -> str:
+        self._for_reader = True
+        try:
+            return text()
+        finally:
+            self._for_reader = False
+
+    def format_usage(self) -> str:
+        return self._read(super().format_usage)
+
     def format_help(self) -> str:
         # A command whose full description needs heavy imports builds it only for --help.
         describe = getattr(self, "describe", None)
         if describe is not None:
             self.description = describe()
-        return super().format_help()
+        return self._read(super().format_help)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
