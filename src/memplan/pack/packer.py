@@ -15,6 +15,7 @@ from .bound import lower_bound
 from .greedy.heuristics import pack_by_parts, place_in_order, prepare_greedy
 from .problem import Problem, Solution
 from .result import PackResult, PlanStatus
+from .search.start import greedy_start, settled_status
 from .search.status import SolveStatus
 from .validate import validate
 
@@ -116,20 +117,31 @@ def _search(problem: Problem, options: PackOptions) -> PackResult:
     When the capacity is proven out of reach, the heuristic plan is returned so the
     caller can still show it.
     """
-    from .search.decide import node_limit
-    from .search.exact import solve_exact
-
     started = time.perf_counter() if options.started is None else options.started
     deadline = math.inf
     if options.time_limit is not None:
         deadline = started + (1 - FINISH_SHARE) * options.time_limit
     prepare_greedy(len(problem.buffers))
     solving, cpu = time.perf_counter(), time.process_time()
-    with node_limit(options.node_limit):
-        result = solve_exact(problem, minimize=options.minimize, deadline=deadline,
-                             on_progress=options.on_progress,
-                             window_bound=options.window_bound)
-    solution = result.solution  # validated by solve_exact
+    start = greedy_start(problem, None if options.minimize else problem.capacity)
+    if start.settles(problem, problem.capacity) and not options.minimize:
+        # The answer asked for is in hand, as solve_exact would return it at once; the
+        # search's modules load only when a search runs (issue 35: start-up).
+        solution = start.plan
+        validate(problem, solution, check_capacity=False)
+        if options.on_progress is not None:
+            options.on_progress(solution.peak(problem), lower_bound(problem))
+        searched, proven = settled_status(problem, solution)
+    else:
+        from .search.decide import node_limit
+        from .search.exact import solve_exact
+
+        with node_limit(options.node_limit):
+            result = solve_exact(problem, minimize=options.minimize, deadline=deadline,
+                                 on_progress=options.on_progress,
+                                 window_bound=options.window_bound, start=start)
+        solution = result.solution  # validated by solve_exact
+        searched, proven = result.status, result.best_bound
     if solution is None:  # the greedy runs of its parts are kept: no second packing
         solution = pack_by_parts(problem)
         validate(problem, solution, check_capacity=False)
@@ -139,8 +151,7 @@ def _search(problem: Problem, options: PackOptions) -> PackResult:
     peak = solution.peak(problem)
     fits = problem.capacity is None or peak <= problem.capacity
     return PackResult(problem, solution, bound, peak, seconds,
-                      _searched(result.status, peak, bound, fits), result.best_bound,
-                      cpu_seconds=cpu_seconds)
+                      _searched(searched, peak, bound, fits), proven, cpu_seconds=cpu_seconds)
 
 
 def _searched(status: SolveStatus, peak: int, bound: int, fits: bool) -> PlanStatus:

@@ -46,6 +46,7 @@ from ..greedy.parts import Part, merge, split
 from ..problem import Buffer, Problem, Solution
 from ..validate import validate
 from .decide import DEFAULT_ORDERS, Decider, Verdict
+from .start import EXACT_MAX_BUFFERS, GreedyStart, greedy_start, peak_grain, round_up
 from .status import SolveStatus, VerdictStatus
 from .windows import WindowBound
 
@@ -63,9 +64,7 @@ LARGE_TURN_NODES = 1 << 22
 # nodes, decide.py), then scans for layers; a count of nodes, not seconds, so the
 # same input takes the same path at any load.
 SHORT_FIT_NODES_PER_BUFFER = 2
-# ... and before it, only this many of the greedy strategies (FIT_FIRST's first) run;
-# the others run after it, when it has not settled the capacity.
-FIT_BEFORE_SEARCH = 2
+# ... and before it, only FIT_BEFORE_SEARCH of the greedy strategies (start.py).
 # Under a node budget b, each preorder's search may run to a limit up to b and
 # has run to half of it before: a question can spend this many times b.
 NODES_PER_BUDGET = 2 * len(DEFAULT_ORDERS)
@@ -75,9 +74,6 @@ NODES_PER_BUDGET = 2 * len(DEFAULT_ORDERS)
 # reaches the optimum in 3.4 s where sharing equally took 5.4 s, and the
 # overlays ended no higher (docs/benchmarks.md).
 LOWER_SHARE = 0.25
-# The search's set-up (sections, time overlaps) grows with n x live buffers: past
-# this size a part is improved by the window search of greedy/improve.py instead.
-EXACT_MAX_BUFFERS = 3000
 # When no target settles in a round, time windows (windows.py) are asked the
 # bound, each question under this share of the round's node budget, all of them
 # together under this share of the nodes the search of the whole spent since
@@ -114,6 +110,7 @@ def solve_exact(
     deadline: float | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     window_bound: bool = True,
+    start: GreedyStart | None = None,
 ) -> ExactResult:
     """Decide whether `problem` packs under `capacity` (default: the problem's),
     or with `minimize` find the lowest peak and prove it.
@@ -125,7 +122,8 @@ def solve_exact(
     `time_limit` for a caller whose own work counts against the same limit;
     `on_progress(best peak, proven bound)` hears of every improvement.
     `window_bound` lets time windows raise the proven bound while minimising
-    (windows.py); off, only the search of the whole proves bounds.
+    (windows.py); off, only the search of the whole proves bounds. `start`: the greedy
+    start already made (`greedy_start` with no `initial`, fitting the same capacity).
     """
     started = time.perf_counter()
     if time_limit is not None and (math.isnan(time_limit) or time_limit < 0):
@@ -139,15 +137,13 @@ def solve_exact(
     if workers is None:
         workers = min(len(DEFAULT_ORDERS), os.cpu_count() or 1)
     given = initial is not None
-    parts = split(problem)
-    single = len(parts) == 1 and len(problem.buffers) <= EXACT_MAX_BUFFERS
     # Asked to fit a capacity, the greedy start stops at its first plan that fits
     # (the answer asked for; `minimize` wants the lowest); on one part, at most
     # FIT_BEFORE_SEARCH strategies run before a short search (below).
     fit = None if minimize or capacity is None else capacity
-    paused = not given and single and fit is not None
-    if initial is None:
-        initial = pack_by_parts(problem, parts, fit, FIT_BEFORE_SEARCH if paused else None)
+    if start is None:
+        start = greedy_start(problem, fit, initial)
+    parts, initial, single, paused = start.parts, start.plan, start.single, start.paused
     if on_progress is not None:
         on_progress(initial.peak(problem), lower_bound(problem))
     # Every plan returned is validated: by parts, the merged plan at the end.
@@ -201,7 +197,7 @@ def _by_parts(
     if known is not None:
         known.update((group.key, (parts[group.members[0]].shared(group.plan), group.bound))
                      for group in groups)
-    bound = _round_up(max((group.bound for group in groups), default=0), grain)
+    bound = round_up(max((group.bound for group in groups), default=0), grain)
     if status == SolveStatus.INFEASIBLE:
         return ExactResult(None, status, None, bound, time.perf_counter() - started, nodes)
     peak = max((group.peak for group in groups), default=0)
@@ -350,7 +346,7 @@ def _minimize_groups(
     large = [g for g in groups if g.large]
 
     def floor() -> int:
-        return _round_up(max(g.bound for g in groups), grain)
+        return round_up(max(g.bound for g in groups), grain)
 
     def open_groups(among: list[_Group]) -> list[_Group]:
         return [g for g in among if g.peak > floor()]
@@ -525,7 +521,7 @@ class _Run:
         self.started = started
         self.deadline = deadline
         self.grain = peak_grain(problem)
-        self.bound = _round_up(lower_bound(problem), self.grain)
+        self.bound = round_up(lower_bound(problem), self.grain)
         self.nodes = 0
         self.best = initial
         self.on_progress = on_progress
@@ -707,26 +703,3 @@ class _Run:
             {**self.best.notes, "status": str(status), "bound": self.bound, "nodes": self.nodes},
         )
         return ExactResult(plan, status, self.best_peak, self.bound, seconds, self.nodes)
-
-
-def peak_grain(problem: Problem) -> int:
-    """The step every canonical peak is a multiple of.
-
-    When all sizes, pinned offsets and alignments above 1 are multiples of g,
-    so is every offset of a canonical plan (each buffer rests on 0 or on a
-    buffer's top, rounded up to its alignment), and every plan can be pushed
-    down into a canonical one: the optimal peak is a multiple of g. Targets and
-    proven bounds then move in steps of g (1024 on the minimalloc instances).
-    """
-    grain = 0
-    for b in problem.buffers:
-        grain = math.gcd(grain, b.size)
-        if b.alignment > 1:
-            grain = math.gcd(grain, b.alignment)
-        if b.offset is not None:
-            grain = math.gcd(grain, b.offset)
-    return max(grain, 1)
-
-
-def _round_up(value: int, grain: int) -> int:
-    return -(-value // grain) * grain
