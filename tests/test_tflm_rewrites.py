@@ -85,15 +85,18 @@ def test_rewrite_is_not_kept_when_the_bound_does_not_drop(tmp_path):
     assert plan.view.source.data == plan.view.source.input
 
 
-@pytest.mark.parametrize("kind,dtype,constant_first", [
-    *((k, "float32", False) for k in KINDS if k != "QUANTIZE"),
-    ("ADD", "float32", True), ("MUL", "float32", True),
-    *((k, "int8", False) for k in KINDS),
-    ("ADD", "int8", True),
+@pytest.mark.parametrize("kind,dtype,constant_first,out_dtype", [
+    *((k, "float32", False, None) for k in KINDS if k != "QUANTIZE"),
+    ("ADD", "float32", True, None), ("MUL", "float32", True, None),
+    *((k, "int8", False, None) for k in KINDS),
+    ("ADD", "int8", True, None),
+    ("QUANTIZE", "float32", False, "int8"),  # narrowing: 4 bytes in, 1 out
 ])
-def test_each_in_place_kind_runs_in_place_on_tflm(kind, dtype, constant_first, tmp_path):
+def test_each_in_place_kind_runs_in_place_on_tflm(kind, dtype, constant_first, out_dtype,
+                                                   tmp_path):
     path = tmp_path / f"{kind}.tflite"
-    path.write_bytes(kernel_model(kind, dtype, constant_first=constant_first))
+    path.write_bytes(kernel_model(kind, dtype, constant_first=constant_first,
+                                  out_dtype=out_dtype))
     fe, plan = _plan(path, (RewriteKind.INPLACE,))
     (done,) = plan.rewrites
     assert done.kept, done.reason

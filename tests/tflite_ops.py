@@ -281,10 +281,11 @@ def _grow(g: Graph, x: int, width: int, times: int, dtype: str, quant: dict) -> 
     return t
 
 
-def kernel_model(kind: str, dtype: str, *, constant_first: bool = False) -> bytes:
+def kernel_model(kind: str, dtype: str, *, constant_first: bool = False,
+                 out_dtype: str | None = None) -> bytes:
     """A small input repeated into a large tensor, then `kind` on it (for a binary kind, on two
     such tensors, or a constant and one): the kind's step holds the bound, so an output
-    written over its input lowers it."""
+    written over its input lowers it. `out_dtype` (QUANTIZE) narrows the output."""
     g = Graph()
     quant = {"scale": 0.05, "zero_point": 3} if dtype == "int8" else {}
     width, times = 128, 8  # CONCATENATION takes at most 10 inputs
@@ -293,9 +294,9 @@ def kernel_model(kind: str, dtype: str, *, constant_first: bool = False) -> byte
     out_quant = dict(quant)
     if dtype == "int8" and kind in INT8_OUT:
         out_quant = dict(zip(("scale", "zero_point"), INT8_OUT[kind], strict=True))
-    elif dtype == "int8" and kind == "QUANTIZE":
+    elif kind == "QUANTIZE" and "int8" in (dtype, out_dtype):
         out_quant = {"scale": 0.03, "zero_point": -5}
-    y = g.tensor("y", [1, width * times], dtype, **out_quant)
+    y = g.tensor("y", [1, width * times], out_dtype or dtype, **out_quant)
     if kind in BINARY:
         if constant_first:
             other = g.weights("c", [1, width * times], dtype, **quant)

@@ -12,9 +12,13 @@ operator are live at the same scope); an offline plan can, as it does for RESHAP
 interpreter and compared the outputs byte for byte with TFLM's own plan
 (tests/test_tflm_rewrites.py); a kind no test runs in place is not in `KINDS`.
 
-Refused: a broadcast (an input shape differs from the output's), an element size that
-changes (DEQUANTIZE widens: element i of the output would overwrite input elements not yet
-read), an input that is read again later, a model input or output (the caller reads
+QUANTIZE may also narrow (float32 or int16 in, int8 out): TFLM's `AffineQuantize` (and
+`PerChannelQuantize`, `Requantize`) walks i forward, reads input element i and then writes
+output element i, whose bytes lie inside input elements 0..i, all read already.
+
+Refused: a broadcast (an input shape differs from the output's), an element that widens
+(DEQUANTIZE: element i of the output would overwrite input elements not yet read), an
+input that is read again later, a model input or output (the caller reads
 them before and after `Invoke`), a tensor read twice by the operator.
 """
 
@@ -35,6 +39,8 @@ KINDS: dict[str, tuple[int, ...]] = {
     "TANH": (0,),
     "QUANTIZE": (0,),
 }
+# Kinds whose output element may be smaller than the input's (see the module's note).
+NARROWING = frozenset({"QUANTIZE"})
 
 
 def candidate(model: tfl.TfliteModel, op: tfl.TfliteOp, shared: dict[int, int] | None = None
@@ -59,7 +65,8 @@ def candidate(model: tfl.TfliteModel, op: tfl.TfliteOp, shared: dict[int, int] |
         if slot >= len(op.slots) or op.slots[slot] < 0:
             continue
         t = model.tensors[op.slots[slot]]
-        if (t.role is tfl.Role.PLANNED and t.shape == out.shape and t.nbytes == out.nbytes
+        fits = t.nbytes == out.nbytes or (op.name in NARROWING and t.nbytes > out.nbytes)
+        if (t.role is tfl.Role.PLANNED and t.shape == out.shape and fits
                 and t.last == op.scope and t.key not in ends and op.slots.count(t.key) == 1
                 and t.key not in shared.values() and t.key not in model.views
                 and t.key not in viewed):
