@@ -245,7 +245,7 @@ def test_a_converted_model_from_tensorflow(data):
 def test_no_stage_no_rewrite():
     model = tflite_ops.two_adds()  # [4, 16] tensors: nothing spatial to cut
     result = patches.rewrite_patches(model)
-    assert result.model is None and "no prefix" in result.reason
+    assert result.model is None and "no run of" in result.reason
     with pytest.raises(ValueError, match="not a stage"):
         patches.rewrite_at(model, 0, 2)
 
