@@ -359,6 +359,32 @@ class Int8Net:
         g.inputs = [x]
         return cls(g, x, shape)
 
+    @classmethod
+    def start_after(cls, lead: str, size: int, channels: int, seed: int = 0) -> Int8Net:
+        """An image that reaches [1, H, W, C] through a leading layout operator, as converted
+        models do: "RESHAPE" of a flat feature vector (micro_speech), "TRANSPOSE" from
+        NCHW (a model converted from PyTorch), "QUANTIZE" of a float image (MCUNet)."""
+        g = Graph(rng=np.random.default_rng(seed))
+        shape = [1, size, size, channels]
+        if lead == "RESHAPE":
+            x = g.tensor("input", [1, size * size * channels], "int8", scale=0.02)
+            new_shape = g.tensor("new_shape", [4], "int32", data=np.array(shape, np.int32))
+            options = schema.ReshapeOptionsT()
+            options.newShape = shape
+            inputs, code = [x, new_shape], schema.BuiltinOptions.ReshapeOptions
+        elif lead == "TRANSPOSE":
+            x = g.tensor("input", [1, channels, size, size], "int8", scale=0.02)
+            perm = g.tensor("perm", [4], "int32", data=np.array([0, 2, 3, 1], np.int32))
+            options = schema.TransposeOptionsT()
+            inputs, code = [x, perm], schema.BuiltinOptions.TransposeOptions
+        else:
+            x = g.tensor("input", shape, "float32")
+            options, inputs, code = None, [x], 0
+        y = g.tensor("image", shape, "int8", scale=0.02)
+        g.op(lead, inputs, [y], options=options, options_type=code)
+        g.inputs = [x]
+        return cls(g, y, shape)
+
     def _out(self, shape, what: str) -> tuple[int, float]:
         self.count += 1
         return self.g.tensor(f"{what}_{self.count}", shape, "int8", scale=self.scale), self.scale

@@ -209,14 +209,15 @@ def _packed(model, original: bytes) -> bytes:
     return tfl._pack(model, len(original) + (1 << 16))
 
 
-def rewrite_at(model: bytes, split_after: int, grid: Grid, path: str = "model.tflite") -> bytes:
-    """The model with operators 0..`split_after` run as `grid`'s patches (P: P x P; a
-    (rows, columns) pair), whatever it costs; ValueError when that prefix is not a stage
-    that can run patch by patch."""
+def rewrite_at(model: bytes, split_after: int, grid: Grid, path: str = "model.tflite",
+               split_from: int | None = None) -> bytes:
+    """The model with operators `split_from`..`split_after` (None: the earliest start) run
+    as `grid`'s patches (P: P x P; a (rows, columns) pair), whatever it costs; ValueError
+    when they are not a stage that can run patch by patch."""
     tfl.parse_tflite(model, path)  # indices and shapes checked, as rewrite_patches does
     original = tfl._unpack(model, path)
     for stage in candidate_stages(original):
-        if stage[-1].index == split_after:
+        if stage[-1].index == split_after and split_from in (None, stage[0].index):
             _, height, width, _ = original.subgraphs[0].tensors[stage[-1].output].shape
             rows, cols = grid_shape(grid)
             if not (1 <= rows <= min(MAX_GRID, height) and 1 <= cols <= min(MAX_GRID, width)):
@@ -232,13 +233,16 @@ def schedule_bound(data: bytes, path: str = "model.tflite") -> int:
 
 
 def planned_head(data: bytes, path: str = "model.tflite") -> int:
-    """The head memplan's heuristics plan for the model (no exact search): what the search
-    weighs a candidate by, with TFLM's tail."""
+    """The head memplan's heuristics plan for the model (no exact search), its in-place
+    operators written over their dying inputs (`inplace.py`: a QUANTIZE kept before the
+    stage costs its input's bytes only): what the search weighs a candidate by, with
+    TFLM's tail."""
     from ...buffers import Arena
     from ...plan.driver import plan_arena
     from .front_end import requests
+    from .inplace import in_place
 
-    buffers = tuple(requests(tfl.parse_tflite(data, path)))
+    buffers = tuple(requests(in_place(tfl.parse_tflite(data, path))[0]))
     return plan_arena(Arena("arena", buffers, tfl.ALIGNMENT), time_limit=None)[0].size
 
 
