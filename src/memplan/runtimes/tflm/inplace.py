@@ -12,7 +12,7 @@ operator are live at the same scope); an offline plan can, as it does for RESHAP
 interpreter and compared the outputs byte for byte with TFLM's own plan
 (tests/test_tflm_rewrites.py); a kind no test runs in place is not in `KINDS`.
 
-QUANTIZE may also narrow (float32 or int16 in, int8 out): TFLM's `AffineQuantize` (and
+QUANTIZE may also narrow (float32 in, int8 out): TFLM's `AffineQuantize` (and
 `PerChannelQuantize`, `Requantize`) walks i forward, reads input element i and then writes
 output element i, whose bytes lie inside input elements 0..i, all read already.
 
@@ -43,8 +43,9 @@ KINDS: dict[str, tuple[int, ...]] = {
     "TANH": (0,),
     "QUANTIZE": (0,),
 }
-# Kinds whose output element may be smaller than the input's (see the module's note).
-NARROWING = frozenset({"QUANTIZE"})
+# Kind -> the input types it may narrow from (see the module's note): only those a test
+# ran in place (int16 through `Requantize` is the same forward walk, but untested).
+NARROWING: dict[str, frozenset[str]] = {"QUANTIZE": frozenset({"FLOAT32"})}
 
 
 def candidate(model: tfl.TfliteModel, op: tfl.TfliteOp, shared: dict[int, int] | None = None
@@ -69,7 +70,8 @@ def candidate(model: tfl.TfliteModel, op: tfl.TfliteOp, shared: dict[int, int] |
         if slot >= len(op.slots) or op.slots[slot] < 0:
             continue
         t = model.tensors[op.slots[slot]]
-        fits = t.nbytes == out.nbytes or (op.name in NARROWING and t.nbytes > out.nbytes)
+        fits = t.nbytes == out.nbytes or (t.dtype in NARROWING.get(op.name, ())
+                                          and t.nbytes > out.nbytes)
         if (t.role is tfl.Role.PLANNED and t.shape == out.shape and fits
                 and t.last == op.scope and t.key not in ends and op.slots.count(t.key) == 1
                 and t.key not in shared.values() and t.key not in model.views
