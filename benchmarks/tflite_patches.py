@@ -14,8 +14,9 @@ benchmarks/keras_tflite.py builds), plus the built ones named by --only. For eac
 run under TFLM's interpreter (tflite-micro) on the same random input: the smallest arena
 each runs in (bisected, 16-byte steps), the head TFLM's recording allocator reports there,
 and whether the outputs are byte-identical. Then the rewritten model is planned by memplan
-(`memplan plan -o`, exact within 10 s, the `--check-run` proof): the smallest arena with
-memplan's offline plan on top of the patches.
+(`memplan plan --rewrite inplace -o`, exact within 10 s, the `--check-run` proof): the
+smallest arena with memplan's offline plan, in-place operators included, on top of the
+patches.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import tflite_ops  # noqa: E402
 from memplan.buffers import group_offsets, pieces, share_groups  # noqa: E402
 from memplan.plan.contract import ReadOptions  # noqa: E402
 from memplan.plan.driver import check_run, plan_model  # noqa: E402
+from memplan.plan.rewrites import RewriteKind, RewriteOptions  # noqa: E402
 from memplan.report.table import format_table  # noqa: E402
 from memplan.runtimes.tflm import interpreter as tflm  # noqa: E402
 from memplan.runtimes.tflm import model as tfl  # noqa: E402
@@ -127,7 +129,9 @@ def memplan_arena(data: bytes, name: str = "") -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "patched.tflite"
         path.write_bytes(data)
-        fe, plan = plan_model(str(path), options=ReadOptions(None, {}, True, 10.0))
+        rewrites = RewriteOptions((RewriteKind.INPLACE,), False)
+        fe, plan = plan_model(str(path), options=ReadOptions(None, {}, True, 10.0,
+                                                             rewrites=rewrites))
         check = check_run(fe, plan)
     if not check.identical:
         raise SystemExit("memplan's plan changed the patched model's outputs")

@@ -242,10 +242,30 @@ def test_a_converted_model_from_tensorflow(data):
     assert identical(outputs(model, inputs), outputs(result.model, inputs))
 
 
+@pytest.mark.parametrize("lead", ["RESHAPE", "TRANSPOSE", "QUANTIZE"])
+def test_a_stage_after_a_leading_layout_operator(lead):
+    """micro_speech's RESHAPE, a PyTorch model's TRANSPOSE from NCHW, MCUNet's QUANTIZE of
+    a float image: kept before the stage, which reads their [1, H, W, C] output."""
+    net = tflite_ops.Int8Net.start_after(lead, 24, 3, seed=7)
+    net.conv(8, 3, 2).conv(0, 3, depthwise=True)
+    net.conv(8, 1, activation=tfl.schema.ActivationFunctionType.NONE)
+    net.g.outputs = [net.x]
+    model = net.g.finish()
+    starts = {stage[0].index for stage in patches.candidate_stages(tfl._unpack(model, "m"))}
+    assert 1 in starts  # QUANTIZE is elementwise: it may also be the stage's first operator
+    rewritten = patches.rewrite_at(model, len(net.g.ops) - 1, 2, split_from=1)
+    names = op_names(rewritten)
+    assert names[0] == lead and names.count(lead) == 1 and names.count("CONV_2D") == 8
+    inputs = tflm.random_inputs(model, seed=1)
+    before, after = outputs(model, inputs), outputs(rewritten, inputs)
+    assert len(set(before[0].ravel().tolist())) > 50
+    assert identical(before, after)
+
+
 def test_no_stage_no_rewrite():
     model = tflite_ops.two_adds()  # [4, 16] tensors: nothing spatial to cut
     result = patches.rewrite_patches(model)
-    assert result.model is None and "no prefix" in result.reason
+    assert result.model is None and "no run of" in result.reason
     with pytest.raises(ValueError, match="not a stage"):
         patches.rewrite_at(model, 0, 2)
 

@@ -281,10 +281,11 @@ def _grow(g: Graph, x: int, width: int, times: int, dtype: str, quant: dict) -> 
     return t
 
 
-def kernel_model(kind: str, dtype: str, *, constant_first: bool = False) -> bytes:
+def kernel_model(kind: str, dtype: str, *, constant_first: bool = False,
+                 out_dtype: str | None = None) -> bytes:
     """A small input repeated into a large tensor, then `kind` on it (for a binary kind, on two
     such tensors, or a constant and one): the kind's step holds the bound, so an output
-    written over its input lowers it."""
+    written over its input lowers it. `out_dtype` (QUANTIZE) narrows the output."""
     g = Graph()
     quant = {"scale": 0.05, "zero_point": 3} if dtype == "int8" else {}
     width, times = 128, 8  # CONCATENATION takes at most 10 inputs
@@ -293,9 +294,9 @@ def kernel_model(kind: str, dtype: str, *, constant_first: bool = False) -> byte
     out_quant = dict(quant)
     if dtype == "int8" and kind in INT8_OUT:
         out_quant = dict(zip(("scale", "zero_point"), INT8_OUT[kind], strict=True))
-    elif dtype == "int8" and kind == "QUANTIZE":
+    elif kind == "QUANTIZE" and "int8" in (dtype, out_dtype):
         out_quant = {"scale": 0.03, "zero_point": -5}
-    y = g.tensor("y", [1, width * times], dtype, **out_quant)
+    y = g.tensor("y", [1, width * times], out_dtype or dtype, **out_quant)
     if kind in BINARY:
         if constant_first:
             other = g.weights("c", [1, width * times], dtype, **quant)
@@ -357,6 +358,32 @@ class Int8Net:
         x = g.tensor("input", shape, "int8", scale=0.02)
         g.inputs = [x]
         return cls(g, x, shape)
+
+    @classmethod
+    def start_after(cls, lead: str, size: int, channels: int, seed: int = 0) -> Int8Net:
+        """An image that reaches [1, H, W, C] through a leading layout operator, as converted
+        models do: "RESHAPE" of a flat feature vector (micro_speech), "TRANSPOSE" from
+        NCHW (a model converted from PyTorch), "QUANTIZE" of a float image (MCUNet)."""
+        g = Graph(rng=np.random.default_rng(seed))
+        shape = [1, size, size, channels]
+        if lead == "RESHAPE":
+            x = g.tensor("input", [1, size * size * channels], "int8", scale=0.02)
+            new_shape = g.tensor("new_shape", [4], "int32", data=np.array(shape, np.int32))
+            options = schema.ReshapeOptionsT()
+            options.newShape = shape
+            inputs, code = [x, new_shape], schema.BuiltinOptions.ReshapeOptions
+        elif lead == "TRANSPOSE":
+            x = g.tensor("input", [1, channels, size, size], "int8", scale=0.02)
+            perm = g.tensor("perm", [4], "int32", data=np.array([0, 2, 3, 1], np.int32))
+            options = schema.TransposeOptionsT()
+            inputs, code = [x, perm], schema.BuiltinOptions.TransposeOptions
+        else:
+            x = g.tensor("input", shape, "float32")
+            options, inputs, code = None, [x], 0
+        y = g.tensor("image", shape, "int8", scale=0.02)
+        g.op(lead, inputs, [y], options=options, options_type=code)
+        g.inputs = [x]
+        return cls(g, y, shape)
 
     def _out(self, shape, what: str) -> tuple[int, float]:
         self.count += 1

@@ -97,6 +97,7 @@ class PatchRewrite:
     # TFLM's persistent tail, measured on its interpreter (Objective.ARENA; else None)
     tail_before: int | None = None
     tail_after: int | None = None
+    split_from: int = 0  # index of the stage's first operator (those before it kept as they are)
 
     @property
     def recompute(self) -> float:
@@ -120,8 +121,9 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
                  "lower_bound_after": before}
     stages = candidate_stages(original)
     if not stages:
-        return PatchRewrite(None, "no prefix of convolution, pooling and elementwise "
-                            "operators reads one [1, H, W, C] input and hands one tensor on",
+        return PatchRewrite(None, "no run of convolution, pooling and elementwise operators, "
+                            "first or after leading layout operators, reads one [1, H, W, C] "
+                            "tensor and hands one tensor on",
                             **unchanged)
     candidates = _candidates(original, stages, max_recompute, max_grid, path, rectangular)
     if not candidates:
@@ -168,7 +170,7 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
         _text(original.subgraphs[0].tensors[best.stage[-1].output].name), best.stage[-1].index,
         (rows, cols), macs, after_macs, stage_macs, after_macs - macs + stage_macs,
         before, schedule_bound(data, path), tail,
-        None if tail is None else allocation(data).tail)
+        None if tail is None else allocation(data).tail, best.stage[0].index)
 
 
 def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max_grid: int,
@@ -207,14 +209,15 @@ def _packed(model, original: bytes) -> bytes:
     return tfl._pack(model, len(original) + (1 << 16))
 
 
-def rewrite_at(model: bytes, split_after: int, grid: Grid, path: str = "model.tflite") -> bytes:
-    """The model with operators 0..`split_after` run as `grid`'s patches (P: P x P; a
-    (rows, columns) pair), whatever it costs; ValueError when that prefix is not a stage
-    that can run patch by patch."""
+def rewrite_at(model: bytes, split_after: int, grid: Grid, path: str = "model.tflite",
+               split_from: int | None = None) -> bytes:
+    """The model with operators `split_from`..`split_after` (None: the earliest start) run
+    as `grid`'s patches (P: P x P; a (rows, columns) pair), whatever it costs; ValueError
+    when they are not a stage that can run patch by patch."""
     tfl.parse_tflite(model, path)  # indices and shapes checked, as rewrite_patches does
     original = tfl._unpack(model, path)
     for stage in candidate_stages(original):
-        if stage[-1].index == split_after:
+        if stage[-1].index == split_after and split_from in (None, stage[0].index):
             _, height, width, _ = original.subgraphs[0].tensors[stage[-1].output].shape
             rows, cols = grid_shape(grid)
             if not (1 <= rows <= min(MAX_GRID, height) and 1 <= cols <= min(MAX_GRID, width)):
@@ -230,13 +233,16 @@ def schedule_bound(data: bytes, path: str = "model.tflite") -> int:
 
 
 def planned_head(data: bytes, path: str = "model.tflite") -> int:
-    """The head memplan's heuristics plan for the model (no exact search): what the search
-    weighs a candidate by, with TFLM's tail."""
+    """The head memplan's heuristics plan for the model (no exact search), its in-place
+    operators written over their dying inputs (`inplace.py`: a QUANTIZE kept before the
+    stage costs its input's bytes only): what the search weighs a candidate by, with
+    TFLM's tail."""
     from ...buffers import Arena
     from ...plan.driver import plan_arena
     from .front_end import requests
+    from .inplace import in_place
 
-    buffers = tuple(requests(tfl.parse_tflite(data, path)))
+    buffers = tuple(requests(in_place(tfl.parse_tflite(data, path))[0]))
     return plan_arena(Arena("arena", buffers, tfl.ALIGNMENT), time_limit=None)[0].size
 
 
@@ -248,13 +254,48 @@ def _bound(model: tfl.TfliteModel) -> int:
 
 # --- the stage ----------------------------------------------------------------------
 
+# Operators that may come before the stage, kept as they are: they move or convert bytes
+# without a spatial window (a TRANSPOSE from NCHW, a RESHAPE of a flat feature vector, the
+# QUANTIZE of a float input), so the stage may start at any tensor of their chain.
+LEADING = frozenset({"TRANSPOSE", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "EXPAND_DIMS",
+                     "SQUEEZE"})
+
+
 def candidate_stages(model) -> list[list[StageOp]]:
-    """Every prefix of subgraph 0 that can run patch by patch, shortest first."""
+    """Every run of subgraph 0's operators that can run patch by patch, from the start or
+    after a leading chain of `LEADING` operators (kept before it), shortest first per start."""
     sg = model.subgraphs[0]
     tensors = sg.tensors or []
     codes = [tfl._op_name(c) for c in model.operatorCodes or []]
     constant = {i for i, t in enumerate(tensors) if _has_data(model, t)}
     sg_inputs = [int(i) for i in _ints(sg.inputs)]
+    ops = sg.operators or []
+    readers: dict[int, int] = {}
+    for op in ops:
+        for i in _ints(op.inputs):
+            readers[i] = readers.get(i, 0) + 1
+    stages = _stages_from(model, 0, None, sg_inputs, constant, codes)
+    if len(sg_inputs) != 1:
+        return stages
+    x = sg_inputs[0]
+    for n, op in enumerate(ops):  # the chain: each reads only the one before's output
+        outs = _ints(op.outputs)
+        acts = [i for i in _ints(op.inputs) if i >= 0 and i not in constant]
+        if codes[op.opcodeIndex] not in LEADING or acts != [x] or len(outs) != 1 \
+                or readers.get(x, 0) != 1 or int(outs[0]) in {int(i) for i in _ints(sg.outputs)}:
+            break
+        x = int(outs[0])
+        if _spatial(tensors[x]) and readers.get(x, 0) == 1:
+            stages += _stages_from(model, n + 1, x, sg_inputs, constant, codes)
+    return stages
+
+
+def _stages_from(model, first: int, source: int | None, sg_inputs: list[int],
+                 constant: set[int], codes: list[str]) -> list[list[StageOp]]:
+    """The stages starting at operator `first` that read `source` (None: one subgraph
+    input), shortest first."""
+    sg = model.subgraphs[0]
+    tensors = sg.tensors or []
     sg_outputs = {int(i) for i in _ints(sg.outputs)}
     ops = sg.operators or []
     last_use: dict[int, int] = {}
@@ -262,9 +303,8 @@ def candidate_stages(model) -> list[list[StageOp]]:
         for i in _ints(op.inputs):
             last_use[i] = n
     stages, stage = [], []
-    source: int | None = None
     produced: set[int] = set()
-    for n, op in enumerate(ops):
+    for n, op in enumerate(ops[first:], first):
         name = codes[op.opcodeIndex]
         described = _describe_pad(n, model, op) if name == "PAD" else \
             _describe(n, name, op, tensors, constant)
@@ -569,7 +609,8 @@ def _patch(model, stage: list[StageOp], grid: Grid):
     if strips:
         emit.concat(strips, 1, split)
     dropped = {op.output for op in stage} - {split}
-    sg.operators = emit.ops + list(originals[stage[-1].index + 1:])
+    sg.operators = list(originals[:stage[0].index]) + emit.ops \
+        + list(originals[stage[-1].index + 1:])
     _renumber(new, sg, emit.tensors, dropped)
     return new
 

@@ -47,9 +47,10 @@ def patches(fe: TfliteFrontEnd, view: ModelView, options: RewriteOptions) -> Can
         return found.reason
     model = tfl.parse_tflite(found.model, view.path, view.source.kernels, view.source.core)
     rows, cols = found.grid
-    said = (f"operators 0-{found.split_after} run as {rows}x{cols} patches assembled into "
-            f"{found.split_tensor}: stage multiply-accumulates +{found.recompute:.1%}, "
-            f"schedule bound {found.lower_bound_before:,} B -> {found.lower_bound_after:,} B")
+    said = (f"operators {found.split_from}-{found.split_after} run as {rows}x{cols} patches "
+            f"assembled into {found.split_tensor}: stage multiply-accumulates "
+            f"+{found.recompute:.1%}, schedule bound {found.lower_bound_before:,} B -> "
+            f"{found.lower_bound_after:,} B")
     return Candidate(_view(fe, view, found.model, model), (said,),
                      found.macs_before, found.macs_after)
 
