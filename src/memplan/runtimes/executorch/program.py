@@ -103,7 +103,7 @@ def load_exported(path: str | Path) -> torch.export.ExportedProgram:
 def lower(exported: torch.export.ExportedProgram, planner: Planner, *,
           pools: Sequence[ArenaPool] = (), time_limit: float | None = 10.0,
           graph_fixes: bool = False, arena_planner: Any = None, in_place: bool = False,
-          parts: bool = False) -> Lowered:
+          parts: bool = False, fold_constants: bool = False) -> Lowered:
     """Lower a copy of `exported` to an ExecuTorch program planned by `planner`.
 
     `pools` (fastest first) are the arenas for the banked planners. `graph_fixes` turns
@@ -112,11 +112,12 @@ def lower(exported: torch.export.ExportedProgram, planner: Planner, *,
     `arena_planner` plans each arena for `Planner.MEMPLAN`: the model driver's
     (`front_end.memplan_planner`), which this layer cannot import. `in_place`: memplan
     writes elementwise outputs over inputs that die there (`inplace.py`); `parts`: a
-    sliced tensor's bytes are reused once no slice reads them again (`parts.py`).
+    sliced tensor's bytes are reused once no slice reads them again (`parts.py`);
+    `fold_constants`: constant propagation alone (`lower_with`).
     """
     return lower_with(exported, planner,
                       _planning(planner, pools, time_limit, arena_planner, in_place, parts),
-                      graph_fixes)
+                      graph_fixes, fold_constants)
 
 
 def _planning(planner: Planner, pools: Sequence[ArenaPool], time_limit: float | None,
