@@ -114,6 +114,8 @@ def _search(problem: Problem, options: PackOptions) -> PackResult:
     than `_greedy`'s; a limit shorter than it ends right after it. The search's kernels
     are loaded by its first question (search/decide.py), inside the solve time: a greedy
     start that settles the run, or a deadline spent before any question, needs none.
+    Importing the search's Python modules is start-up deferred to here: its time is
+    reported apart (`load_seconds`), not in the solve time.
     When the capacity is proven out of reach, the heuristic plan is returned so the
     caller can still show it.
     """
@@ -122,6 +124,7 @@ def _search(problem: Problem, options: PackOptions) -> PackResult:
     if options.time_limit is not None:
         deadline = started + (1 - FINISH_SHARE) * options.time_limit
     prepare_greedy(len(problem.buffers))
+    load_seconds = load_cpu = 0.0
     solving, cpu = time.perf_counter(), time.process_time()
     start = greedy_start(problem, None if options.minimize else problem.capacity)
     if start.settles(problem, problem.capacity) and not options.minimize:
@@ -133,8 +136,12 @@ def _search(problem: Problem, options: PackOptions) -> PackResult:
             options.on_progress(solution.peak(problem), lower_bound(problem))
         searched, proven = settled_status(problem, solution)
     else:
+        loading, cpu_loading = time.perf_counter(), time.process_time()
         from .search.decide import node_limit
         from .search.exact import solve_exact
+
+        load_seconds = time.perf_counter() - loading
+        load_cpu = time.process_time() - cpu_loading
 
         with node_limit(options.node_limit):
             result = solve_exact(problem, minimize=options.minimize, deadline=deadline,
@@ -145,13 +152,14 @@ def _search(problem: Problem, options: PackOptions) -> PackResult:
     if solution is None:  # the greedy runs of its parts are kept: no second packing
         solution = pack_by_parts(problem)
         validate(problem, solution, check_capacity=False)
-    seconds = time.perf_counter() - solving
-    cpu_seconds = time.process_time() - cpu
+    seconds = time.perf_counter() - solving - load_seconds
+    cpu_seconds = time.process_time() - cpu - load_cpu
     bound = lower_bound(problem)
     peak = solution.peak(problem)
     fits = problem.capacity is None or peak <= problem.capacity
     return PackResult(problem, solution, bound, peak, seconds,
-                      _searched(searched, peak, bound, fits), proven, cpu_seconds=cpu_seconds)
+                      _searched(searched, peak, bound, fits), proven, cpu_seconds=cpu_seconds,
+                      load_seconds=load_seconds)
 
 
 def _searched(status: SolveStatus, peak: int, bound: int, fits: bool) -> PlanStatus:

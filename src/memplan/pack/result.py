@@ -32,6 +32,9 @@ class PackResult:
     # The process's CPU over the same span as `seconds` (every thread's): on a shared machine
     # the wall clock grows with the load, this much less. None where nothing was solved.
     cpu_seconds: float | None = None
+    # Importing the search's modules, at its first use in the process: start-up deferred,
+    # not solving, so it is kept out of `seconds` and `cpu_seconds` and shown beside them.
+    load_seconds: float = 0.0
 
     @property
     def offsets(self) -> dict[str, int]:

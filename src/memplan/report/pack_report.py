@@ -25,6 +25,8 @@ def summary_rows(result: PackResult) -> list[tuple[str, object]]:
         rows.insert(-1, ("proven bound", result.proven_bound))
     if result.cpu_seconds is not None:
         rows.append(("solve CPU", f"{result.cpu_seconds:.3f} s"))
+    if result.load_seconds:
+        rows.append(("search loaded in", f"{result.load_seconds:.3f} s (not in the solve time)"))
     return rows
 
 
