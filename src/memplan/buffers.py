@@ -14,6 +14,12 @@ buffers reuse the bands freed; the lower bound and the offline-plan check count 
 rectangles (`pieces`). The runtime sees one tensor at one offset: the parts only say
 which of its bytes nobody reads again. `parts_from_reads` derives them from the byte
 ranges each step reads.
+
+A staggered share group: an output written over its dying input at a lower address
+(`share_offset` < 0; TFLM's windowed kernels, `runtimes/tflm/window.py`) holds the input's
+bytes until that operator and its own from then on. Packed as one block over the group's
+whole lifetime, the input's bytes would stay reserved after it died; `pieces` gives one
+rectangle per stretch of steps instead, planned like a buffer's parts.
 """
 
 from __future__ import annotations
@@ -97,10 +103,23 @@ def released_in_parts(group: Sequence[BufferRequest]) -> bool:
                                      for b in group)
 
 
+def staggered(group: Sequence[BufferRequest]) -> bool:
+    """The group has a member placed below the buffer it shares (`share_offset` < 0: an
+    output written over its dying input at a lower address, as a windowed operator may):
+    its members' bytes are not one block for the group's whole lifetime."""
+    return len(group) > 1 and any(b.shares_with is not None and b.share_offset < 0
+                                  for b in group)
+
+
 def pieces(group: Sequence[BufferRequest]) -> list[Piece]:
-    """The rectangles a share group packs as: one per part of a buffer released in parts
-    (a part held longer by a sharer inside it lives as long), else the group's one block
-    (`merged`)."""
+    """The rectangles a share group packs as, each at a fixed offset from the group's
+    block start, pairwise apart in time: one per part of a buffer released in parts (a
+    part held longer by a sharer inside it lives as long); for a `staggered` group, one
+    per stretch of steps over which the same members are live, spanning those members'
+    bytes (the lowest start to the highest end), so each member holds its place only
+    while it lives; else the group's one block (`merged`)."""
+    if staggered(group):
+        return _staggered_pieces(group)
     if released_in_parts(group):
         root = next(b for b in group if len(b.parts) > 1)
         at = group_offsets(group)
@@ -113,6 +132,25 @@ def pieces(group: Sequence[BufferRequest]) -> list[Piece]:
         return found
     whole = merged(group)
     return [Piece(0, whole.packed_size, *whole.lifetime)]
+
+
+def _staggered_pieces(group: Sequence[BufferRequest]) -> list[Piece]:
+    at = group_offsets(group)
+    spans = [(*b.lifetime, at[b.key], at[b.key] + b.packed_size) for b in group
+             if b.packed_size]
+    steps = sorted({t for s, e, _, _ in spans for t in (s, e)})
+    found: list[Piece] = []
+    for t0, t1 in zip(steps, steps[1:], strict=False):
+        live = [(lo, hi) for s, e, lo, hi in spans if s <= t0 < e]
+        if not live:
+            continue
+        lo, hi = min(lo for lo, _ in live), max(hi for _, hi in live)
+        last = found[-1] if found else None
+        if last and last.end == t0 and (last.offset, last.size) == (lo, hi - lo):
+            found[-1] = Piece(lo, hi - lo, last.start, t1)
+        else:
+            found.append(Piece(lo, hi - lo, t0, t1))
+    return found
 
 
 def parts_from_reads(size: int, start: int, reads: Iterable[tuple[int, int, int]],

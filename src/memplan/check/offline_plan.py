@@ -6,7 +6,15 @@ end reads from the file and the offsets found in its metadata, and says what is 
 
 from __future__ import annotations
 
-from ..buffers import BufferRequest, Key, group_offsets, pieces, released_in_parts, share_groups
+from ..buffers import (
+    BufferRequest,
+    Key,
+    group_offsets,
+    pieces,
+    released_in_parts,
+    share_groups,
+    staggered,
+)
 from ..pack import Buffer, Problem, Solution, violations
 
 ONLINE = -1
@@ -19,8 +27,9 @@ def offline_plan_problems(tensors: list[BufferRequest], offsets: dict[Key, int],
     in-place op, a zero-copy join) may overlap only where their group puts them: each at
     its `group_offsets` place in one block, which then counts as one buffer live over
     their lifetimes together; a tensor released in parts (`BufferRequest.parts`) counts as
-    its parts, each live until its own end; a tensor at -1 is the runtime's to plan around
-    the others and is not checked here."""
+    its parts, each live until its own end, and a staggered group (an output below the
+    input it is written over) as its pieces (`buffers.pieces`); a tensor at -1 is the
+    runtime's to plan around the others and is not checked here."""
     buffers: list[Buffer] = []
     placed: list[int] = []
     found: list[str] = []
@@ -31,13 +40,13 @@ def offline_plan_problems(tensors: list[BufferRequest], offsets: dict[Key, int],
         placed.append(offset)
 
     for group in share_groups(tensors):
-        if released_in_parts(group) and all(offsets.get(t.key, ONLINE) != ONLINE
-                                            for t in group):
+        if (released_in_parts(group) or staggered(group)) and all(
+                offsets.get(t.key, ONLINE) != ONLINE for t in group):
             at = group_offsets(group)
             base = {offsets[t.key] - at[t.key] for t in group}
             if len(base) == 1:  # each sharer where its group puts it
                 start = base.pop()
-                t = next(b for b in group if at[b.key] == 0 and b.parts)
+                t = next(b for b in group if at[b.key] == 0)
                 for p in pieces(group):
                     buffers.append(Buffer(f"{t.name} [{p.offset}:{p.offset + p.size}]",
                                           p.start, p.end, p.size))

@@ -24,7 +24,6 @@ from ..buffers import (
     group_offsets,
     merged,
     pieces,
-    released_in_parts,
     share_groups,
 )
 from ..check.offline_plan import offline_plan_problems
@@ -551,7 +550,7 @@ def _pieces_problem(groups: list[list[BufferRequest]], alignment: int, capacity:
     for i, g in enumerate(groups):
         first.append(len(found))
         align = max(alignment, merged(g).alignment)
-        if not released_in_parts(g):
+        if len(pieces(g)) < 2:  # released in parts, or staggered (`buffers.pieces`)
             found.append(Buffer(g[0].name, *merged(g).lifetime, merged(g).packed_size, align))
             continue
         pinned[i] = top = -(-top // align) * align

@@ -8,7 +8,8 @@ two is what reordering could win, and the floor itself only falls when the graph
 (an operator run patch by patch, an output written over its input).
 
 Buffers that share bytes in place (`BufferRequest.shares_with`) count once, as in the
-bound. The driver adds what its bound adds on top of the bytes live (reserved bytes below
+bound (a staggered group, `buffers.staggered`, as the span of the members an operator
+touches). The driver adds what its bound adds on top of the bytes live (reserved bytes below
 the arena, the runtime's padding: `over`), so the two compare.
 """
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..buffers import Arena, Key, merged, share_groups
+from ..buffers import Arena, Key, group_offsets, merged, share_groups, staggered
 from .contract import ModelView, Operator
 
 
@@ -43,17 +44,30 @@ def arena_floor(arena: Arena, operators: Sequence[Operator], over: int = 0) -> F
         names.append(whole.name)
         for b in group:
             group_of[b.key] = i
+    # A staggered group (an output below the input it is written over) holds, while an
+    # operator runs, only the bytes of the members it touches: its block is their span.
+    spans = {i: (group_offsets(g), {b.key: b.packed_size for b in g})
+             for i, g in enumerate(groups) if staggered(g)}
+
+    def held(i: int, op: Operator) -> int:
+        if i not in spans:
+            return sizes[i]
+        at, size = spans[i]
+        mine = [k for k in op.uses if k in at and size[k]]
+        return max(at[k] + size[k] for k in mine) - min(at[k] for k in mine) if mine else 0
+
     best, best_op, best_set = 0, None, ()
     for op in operators:
         touched = {group_of[k] for k in op.uses if k in group_of}
-        total = sum(sizes[i] for i in touched)
+        bytes_of = {i: held(i, op) for i in touched}
+        total = sum(bytes_of.values())
         if best_op is None or total > best:
             best, best_op = total, op
-            best_set = tuple(sorted(touched, key=lambda i: -sizes[i]))
+            best_set = tuple((names[i], bytes_of[i])
+                             for i in sorted(touched, key=lambda i: -bytes_of[i]))
     if best_op is None:
         return Floor(arena.name, 0, None)
-    return Floor(arena.name, over + best, best_op,
-                 tuple((names[i], sizes[i]) for i in best_set if sizes[i]))
+    return Floor(arena.name, over + best, best_op, tuple(x for x in best_set if x[1]))
 
 
 def floors(view: ModelView, over: Mapping[str, int]) -> tuple[Floor, ...]:

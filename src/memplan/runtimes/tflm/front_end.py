@@ -149,7 +149,7 @@ class TfliteFrontEnd:
                    for t in model.planned()}
         arena = Arena(ARENA, tuple(buffers), tfl.ALIGNMENT, greedy_plan(own_view, tfl.ALIGNMENT))
         return ModelView(path, self.name, (arena,), tuple(notes), details, source,
-                         operators(model))
+                         operators(model, windowed=kernels is KernelSet.REFERENCE))
 
     def notes(self, view: ModelView, sizes: dict[str, int], target: Target | None
               ) -> tuple[str, ...]:
@@ -216,7 +216,8 @@ def requests(model: tfl.TfliteModel, *, in_place: bool = True) -> list[BufferReq
         BufferRequest(t.key, t.name, t.size, t.first, t.last + 1,
                       shares_with=(model.shares.get(t.key, model.views.get(t.key, (None,))[0])
                                    if in_place else None),
-                      share_offset=model.views.get(t.key, (0, 0))[1] if in_place else 0,
+                      share_offset=(model.share_offsets.get(t.key, 0)
+                                    + model.views.get(t.key, (0, 0))[1]) if in_place else 0,
                       origin=f"subgraph {t.subgraph} tensor {t.index}",
                       parts=model.releases.get(t.key, ()) if in_place else ())
         for t in model.planned()
@@ -236,6 +237,18 @@ def head_bound(buffers: list[BufferRequest]) -> int:
     return lower_bound(Problem(tuple(
         Buffer(str(g[0].key), p.start, p.end, p.size, tfl.ALIGNMENT)
         for g in share_groups(buffers) for p in pieces(g) if p.size > 0)))
+
+
+def planned_head(model: tfl.TfliteModel) -> tuple[int, int, int]:
+    """How the head of `model` plans: the driver's plan of its buffers without search (its
+    size, its lower bound), then the bytes x steps its pieces hold (what falls first when
+    an operator off the peak stops holding two tensors)."""
+    from ...plan.driver import plan_arena
+
+    buffers = requests(model)
+    (plan,) = plan_arena(Arena(ARENA, tuple(buffers), tfl.ALIGNMENT), time_limit=None)
+    area = sum(p.size * (p.end - p.start) for g in share_groups(buffers) for p in pieces(g))
+    return plan.size, plan.lower_bound, area
 
 
 def _joined(buffers: list[BufferRequest], model: tfl.TfliteModel) -> list[BufferRequest]:
@@ -263,8 +276,11 @@ SPATIAL = frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POO
                      "PAD", "PADV2", "TRANSPOSE_CONV"})
 
 
-def operators(model: tfl.TfliteModel) -> tuple[Operator, ...]:
-    """Every operator TFLM runs, with the planned tensors and scratch buffers it touches."""
+def operators(model: tfl.TfliteModel, *, windowed: bool = True) -> tuple[Operator, ...]:
+    """Every operator TFLM runs, with the planned tensors and scratch buffers it touches
+    and the rewrites that could lower what it holds (`windowed`: the kernels are TFLM's
+    reference ones, whose windows `window.py` may write over their input)."""
+    from . import window
     from .inplace import lowered_in_place
 
     scratch: dict[tuple[int, int], list[int]] = {}
@@ -275,7 +291,8 @@ def operators(model: tfl.TfliteModel) -> tuple[Operator, ...]:
     for op in model.ops:
         where = f" of subgraph {op.subgraph}" if op.subgraph else ""
         lowered = (("patches",) if op.name in SPATIAL else ()) + (
-            ("inplace",) if lowered_in_place(model, op) else ())
+            ("inplace",) if lowered_in_place(model, op) or (
+                windowed and window.eligible(model, op) is not None) else ())
         found.append(Operator(
             f"{op.name} #{op.index}{where}",
             tuple(k for k in dict.fromkeys(op.inputs + op.outputs) if k in planned)

@@ -125,6 +125,9 @@ class TfliteModel:
     # output key -> (input key, byte offset) of a slice that is a view of its input's
     # bytes (`_views`)
     views: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # output key in `shares` -> where it starts relative to its input's bytes, when not at
+    # them: -d for a windowed operator written d bytes below its input (`window.py`)
+    share_offsets: dict[int, int] = field(default_factory=dict)
 
     def planned(self) -> list[TfliteTensor]:
         return [t for t in self.tensors if t.role is Role.PLANNED]

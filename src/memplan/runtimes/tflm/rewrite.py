@@ -11,6 +11,8 @@ from . import model as tfl
 from .inplace import in_place
 from .patches import rewrite_patches
 from .reorder import better_order, with_order
+from .scratch import KernelSet
+from .window import choose
 
 if TYPE_CHECKING:
     from ...plan.contract import ModelView
@@ -32,9 +34,18 @@ def reorder(fe: TfliteFrontEnd, view: ModelView, options: RewriteOptions) -> Can
 
 
 def inplace(fe: TfliteFrontEnd, view: ModelView, options: RewriteOptions) -> Candidate | str:
+    """Elementwise outputs over a dying input at its bytes (`inplace.py`), then windowed
+    operators' outputs below their dying input where that lowers the plan (`window.py`:
+    TFLM's reference kernels only; CMSIS-NN's walk their output in other orders)."""
+    from .front_end import planned_head
+
     model, done = in_place(view.source.model)
+    if view.source.kernels is KernelSet.REFERENCE:
+        model, windowed = choose(model, planned_head)
+        done += windowed
     if not done:
-        return "no operator writes over an input that dies there with the same shape and type"
+        return ("no operator writes over an input that dies there (elementwise with the same "
+                "shape, or a window whose shift lowers the plan)")
     return Candidate(_view(fe, view, view.source.data, model), tuple(done))
 
 
