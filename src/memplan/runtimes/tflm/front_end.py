@@ -243,11 +243,13 @@ def planned_head(model: tfl.TfliteModel) -> tuple[int, int, int]:
     """How the head of `model` plans: the driver's plan of its buffers without search (its
     size, its lower bound), then the bytes x steps its pieces hold (what falls first when
     an operator off the peak stops holding two tensors)."""
+    from ...buffers import pieces as rectangles
     from ...plan.driver import plan_arena
 
     buffers = requests(model)
     (plan,) = plan_arena(Arena(ARENA, tuple(buffers), tfl.ALIGNMENT), time_limit=None)
-    area = sum(p.size * (p.end - p.start) for g in share_groups(buffers) for p in pieces(g))
+    area = sum(p.size * (p.end - p.start) for g in share_groups(buffers)
+               for p in rectangles(g))
     return plan.size, plan.lower_bound, area
 
 
