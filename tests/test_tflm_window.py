@@ -86,6 +86,8 @@ MODELS = {
     "max pool 2x2 stride 2": ("MAX_POOL_2D", lambda: _net(12, 16).max_pool(2, 2)),
     "average pool 3x3 stride 1": ("AVERAGE_POOL_2D", lambda: _avg_pool(_net(12, 16), 3, 1,
                                                                        "SAME")),
+    "pad 1 all round": ("PAD", lambda: _net(12, 16).pad(1, 1, 1, 1)),
+    "pad 0 1 0 1": ("PAD", lambda: _net(13, 8).pad(0, 1, 0, 1)),
 }
 
 
@@ -97,7 +99,7 @@ def _model(key: str) -> tuple[str, bytes]:
 
 
 @pytest.mark.parametrize("key", [k for k in MODELS if "dilated" in k or "stride 2" in k
-                                 or "1x1" in k or "max pool 3x3" in k])
+                                 or "1x1" in k or "max pool 3x3" in k or "pad" in k])
 def test_shift_is_the_kernels_loop_walked_byte_by_byte(key):
     kind, data = _model(key)
     model, op = _window_of(data, kind)
@@ -150,6 +152,7 @@ def test_each_kind_runs_at_its_shift_with_identical_outputs(key, tmp_path):
     ("max pool 3x3 stride 1", 16), ("average pool 3x3 stride 1", 16),
     ("conv 3x3 stride 2 valid", 16),  # its shift is 16: at its input's own offset
     ("depthwise 3x3 stride 2", 48),  # its shift is 0: three pixels above its input's start
+    ("pad 1 all round", 16), ("pad 0 1 0 1", 16),
 ])
 def test_a_smaller_shift_changes_the_outputs(key, less, tmp_path, monkeypatch):
     """The run can fail: `less` bytes less than the shift overwrites input bytes a later

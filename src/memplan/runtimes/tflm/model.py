@@ -128,6 +128,8 @@ class TfliteModel:
     # output key in `shares` -> where it starts relative to its input's bytes, when not at
     # them: -d for a windowed operator written d bytes below its input (`window.py`)
     share_offsets: dict[int, int] = field(default_factory=dict)
+    # key -> the values of a small constant int32 tensor of subgraph 0 (PAD's paddings)
+    small_ints: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     def planned(self) -> list[TfliteTensor]:
         return [t for t in self.tensors if t.role is Role.PLANNED]
@@ -215,7 +217,8 @@ def model_view(model, path: str, kernels: KernelSet = KernelSet.REFERENCE,
     return TfliteModel(path, len(model.subgraphs), tuple(tensors), ops, inputs, outputs,
                        shares, _offline_plan(model, count, path), scratch, joins,
                        _released(model, tensors, ops, first_key, {*shares, *shares.values(),
-                                                                  *joins, *views}), views)
+                                                                  *joins, *views}), views,
+                       small_ints=_small_ints(model, tensors))
 
 
 def with_offline_plan(data: bytes, offsets: list[int], path: str) -> bytes:
@@ -507,6 +510,21 @@ def _slice_box(model, op: TfliteOp, t: TfliteTensor) -> list[tuple[int, int]] | 
             return None
         box.append((b, e))
     return box
+
+
+SMALL_INTS = 16  # elements: an operator's parameters, not data
+
+
+def _small_ints(model, tensors: list[TfliteTensor]) -> dict[int, tuple[int, ...]]:
+    found = {}
+    buffers = model.buffers or []
+    for t, raw in zip(tensors, model.subgraphs[0].tensors or [], strict=False):
+        if (t.role is Role.CONSTANT and t.dtype == "INT32" and 0 < t.nbytes <= 4 * SMALL_INTS
+                and buffers[raw.buffer].data is not None):
+            data = np.asarray(buffers[raw.buffer].data, dtype=np.uint8).tobytes()
+            if len(data) == t.nbytes:
+                found[t.key] = tuple(int(v) for v in np.frombuffer(data, dtype="<i4"))
+    return found
 
 
 def _constant_ints(model, s: int, op: TfliteOp, slot: int) -> list[int] | None:

@@ -2,11 +2,12 @@
 
 TFLM's reference kernels for CONV_2D (`reference_integer_ops::ConvPerChannel`),
 DEPTHWISE_CONV_2D (`DepthwiseConvPerChannel`) and AVERAGE_POOL_2D / MAX_POOL_2D
-(`reference_integer_ops::AveragePool` / `MaxPool`, through `pooling_common.cc`) walk the
+(`reference_integer_ops::AveragePool` / `MaxPool`, through `pooling_common.cc`) and PAD
+(`reference_ops::PadImpl`, which copies or writes the pad value per element) walk the
 output forward in flat NHWC order (batch, out_y, out_x, output channel) and, for each
 output element, read its input window (clipped at the border) before writing that element,
 once (read in the TFLM sources `pip show tflite-micro` installs: kernels/conv.cc,
-depthwise_conv.cc and pooling_common.cc call these for int8). So the output may start `d`
+depthwise_conv.cc, pooling_common.cc and pad.cc call these for int8). So the output may start `d`
 bytes below its input when no element's write reaches an input byte that a later element
 still reads:
 
@@ -47,6 +48,7 @@ KINDS: dict[str, frozenset[str]] = {
     "DEPTHWISE_CONV_2D": frozenset({"INT8"}),
     "AVERAGE_POOL_2D": frozenset({"INT8"}),
     "MAX_POOL_2D": frozenset({"INT8"}),
+    "PAD": frozenset({"INT8"}),
 }
 _SAME = 0  # schema.Padding.SAME (VALID is 1)
 
@@ -76,11 +78,13 @@ def window(model: tfl.TfliteModel, op: tfl.TfliteOp) -> Window | None:
             or len(out.shape) != 4 or src.shape[0] != out.shape[0]
             or min(src.shape) < 1 or min(out.shape) < 1):
         return None
+    n, h, w, c = src.shape
+    _, oh, ow, oc = out.shape
+    if op.name == "PAD":
+        return _pad(model, op, src, out)
     o = op.options
     if o is None:
         return None
-    n, h, w, c = src.shape
-    _, oh, ow, oc = out.shape
     stride = (int(o.strideH), int(o.strideW))
     if op.name in ("CONV_2D", "DEPTHWISE_CONV_2D"):
         if len(op.slots) < 2 or op.slots[1] < 0:
@@ -114,6 +118,25 @@ def window(model: tfl.TfliteModel, op: tfl.TfliteOp) -> Window | None:
         padding.append(max(0, (got - 1) * s + span - size) // 2)
     return Window(src.shape, out.shape, kernel, stride, dilation, tuple(padding), base,
                   src.nbytes // (n * h * w * c), out.nbytes // (n * oh * ow * oc))
+
+
+def _pad(model: tfl.TfliteModel, op: tfl.TfliteOp, src: tfl.TfliteTensor,
+         out: tfl.TfliteTensor) -> Window | None:
+    """PAD of the height and width: TFLM's `reference_ops::PadImpl` walks the output
+    forward, copying input element k (read, then written) or writing the pad value, so an
+    output pixel reads the input pixel `top` rows and `left` columns before it: a 1x1
+    window at stride 1 padded by (top, left)."""
+    pads = model.small_ints.get(op.slots[1]) if len(op.slots) > 1 else None
+    if pads is None or len(pads) != 8:
+        return None
+    (b0, b1), (top, bottom), (left, right), (c0, c1) = zip(pads[::2], pads[1::2], strict=True)
+    n, h, w, c = src.shape
+    if (b0, b1, c0, c1) != (0, 0, 0, 0) or min(top, bottom, left, right) < 0 \
+            or out.shape != (n, h + top + bottom, w + left + right, c):
+        return None
+    item = src.nbytes // (n * h * w * c)
+    return Window(src.shape, out.shape, (1, 1), (1, 1), (1, 1), (top, left), np.arange(c),
+                  item, item)
 
 
 def _first_read(out: int, size: int, kernel: int, stride: int, dilation: int, pad: int
