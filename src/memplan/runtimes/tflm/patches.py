@@ -108,12 +108,17 @@ class PatchRewrite:
 
 def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int = MAX_GRID,
                     objective: Objective = Objective.ARENA, rectangular: bool = True,
-                    path: str = "model.tflite") -> PatchRewrite:
+                    path: str = "model.tflite", windowed: bool = False) -> PatchRewrite:
     """The model with its first stage run patch by patch, at the split point and grid that
     minimise `objective`, within `max_recompute` more multiply-accumulates in the stage;
     `model` None when no candidate is below the original (`reason` says why). With
     `rectangular`, P x Q grids (rows only among them) are searched, else P x P: fewer
-    patches carry less of TFLM's per-operator persistent data."""
+    patches carry less of TFLM's per-operator persistent data. `windowed` (TFLM's
+    reference kernels: `--rewrite inplace` may write windowed operators below their input,
+    `window.py`): the original and the candidate chosen are weighed with those, so a
+    patch rewrite is not taken where the operators written over their input alone do
+    better (the candidates are ranked without them: choosing them per candidate costs a
+    plan per operator)."""
     original = tfl._unpack(model, path)
     before = schedule_bound(model, path)
     macs = model_macs(original)
@@ -140,7 +145,8 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
         except CannotRun as err:
             return PatchRewrite(None, f"TFLM's interpreter cannot allocate the model: {err}",
                                 **unchanged)
-        best, cost, original_cost = None, None, planned_head(model, path) + tail
+        best, cost, original_cost = None, None, planned_head(model, path,
+                                                             windowed=windowed) + tail
         for c in candidates:  # by bound: a tail is never negative, so the rest cost more
             if cost is not None and c.bound >= cost:
                 break
@@ -154,6 +160,9 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
         if best is None:
             return PatchRewrite(None, "TFLM's interpreter allocates no candidate", **unchanged,
                                 tail_before=tail, tail_after=tail)
+        if windowed and cost >= original_cost:
+            data = _packed(_patch(original, best.stage, best.grid), model)
+            cost = planned_head(data, path, windowed=True) + allocation(data).tail
     if cost >= original_cost:
         what = "lower bound" if objective is Objective.BOUND else \
             "head (memplan's heuristics) plus TFLM's tail"
@@ -232,17 +241,23 @@ def schedule_bound(data: bytes, path: str = "model.tflite") -> int:
     return _bound(tfl.parse_tflite(data, path))
 
 
-def planned_head(data: bytes, path: str = "model.tflite") -> int:
+def planned_head(data: bytes, path: str = "model.tflite", *, windowed: bool = False) -> int:
     """The head memplan's heuristics plan for the model (no exact search), its in-place
     operators written over their dying inputs (`inplace.py`: a QUANTIZE kept before the
-    stage costs its input's bytes only): what the search weighs a candidate by, with
-    TFLM's tail."""
+    stage costs its input's bytes only; `windowed`: also the windowed operators
+    `window.py` would write below their input): what the search weighs a candidate by,
+    with TFLM's tail."""
     from ...buffers import Arena
     from ...plan.driver import plan_arena
+    from .front_end import planned_head as measure
     from .front_end import requests
     from .inplace import in_place
+    from .window import choose
 
-    buffers = tuple(requests(in_place(tfl.parse_tflite(data, path))[0]))
+    model = in_place(tfl.parse_tflite(data, path))[0]
+    if windowed:
+        model = choose(model, measure)[0]
+    buffers = tuple(requests(model))
     return plan_arena(Arena("arena", buffers, tfl.ALIGNMENT), time_limit=None)[0].size
 
 

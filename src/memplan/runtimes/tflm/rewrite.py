@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...plan.rewrites import Candidate, RewriteOptions
+from ...plan.rewrites import Candidate, RewriteKind, RewriteOptions
 from . import model as tfl
 from .inplace import in_place
 from .patches import rewrite_patches
@@ -53,7 +53,9 @@ def patches(fe: TfliteFrontEnd, view: ModelView, options: RewriteOptions) -> Can
     """Patch-by-patch execution of the first stage (`patches.py`), within
     `--max-recompute` more multiply-accumulates in the stage."""
     found = rewrite_patches(view.source.data, max_recompute=options.max_recompute,
-                            path=str(view.path))
+                            path=str(view.path),
+                            windowed=RewriteKind.INPLACE in options.kinds
+                            and view.source.kernels is KernelSet.REFERENCE)
     if found.model is None:
         return found.reason
     model = tfl.parse_tflite(found.model, view.path, view.source.kernels, view.source.core)
