@@ -56,8 +56,9 @@ REWRITES: tuple[Rewrite, ...] = (
                                               "executorch":
                                               "memplan.runtimes.executorch.rewrite:reorder"}),
     Rewrite(RewriteKind.INPLACE, "write an elementwise operator's output over an input "
-            "that dies there (TFLM: also a windowed one's, shifted below it)", {"tflm": "memplan.runtimes.tflm.rewrite:inplace",
-                                "executorch": "memplan.runtimes.executorch.rewrite:inplace"}),
+            "that dies there (TFLM: also a windowed one's, shifted below it)",
+            {"tflm": "memplan.runtimes.tflm.rewrite:inplace",
+             "executorch": "memplan.runtimes.executorch.rewrite:inplace"}),
 )
 
 
