@@ -11,9 +11,9 @@ carries `parts`, each a byte range of it and the step its bytes die. The driver 
 such a buffer (alone in its share group) as one rectangle per part, the rectangles kept
 at their relative offsets (a rigid group, `pack.rigid`: placed by first fit over time x
 address among the other buffers, then pinned), so later buffers reuse the bands freed;
-the lower bound and the offline-plan check count the rectangles (`pieces`). The runtime sees one tensor at one offset: the parts only say
-which of its bytes nobody reads again. `parts_from_reads` derives them from the byte
-ranges each step reads.
+the lower bound and the offline-plan check count the rectangles (`pieces`). The runtime
+sees one tensor at one offset: the parts only say which of its bytes nobody reads again.
+`parts_from_reads` derives them from the byte ranges each step reads.
 """
 
 from __future__ import annotations
