@@ -173,6 +173,49 @@ def test_a_buffer_released_in_parts_frees_its_bands_for_later_buffers():
     assert both.size == 96 and both.offsets[0] == both.offsets[5]
 
 
+def test_rigid_groups_are_placed_by_first_fit_not_stacked_at_the_base():
+    """Two images released in three bands each, live one after the other, each band's
+    bytes reused by the outputs made after it dies. Stacked from the base the second
+    image sits above the first (600 B); packed whole the outputs cannot use the bands
+    (500 B); placed by first fit over time x address the second image reuses the first's
+    bytes and the outputs its bands: the bound, 300 B."""
+    from memplan.buffers import Part, pieces
+    from memplan.pack import Buffer, Problem, Solution, validate
+
+    def image(key: int, start: int) -> BufferRequest:
+        return BufferRequest(key, f"image{key}", 300, start, start + 3, parts=tuple(
+            Part(100 * i, 100, start + 1 + i) for i in range(3)))
+
+    def out(key: int, start: int, end: int) -> BufferRequest:
+        return BufferRequest(key, f"out{key}", 100, start, end)
+
+    buffers = (image(0, 0), out(1, 1, 3), out(2, 2, 3), image(3, 3), out(4, 4, 6),
+               out(5, 5, 6))
+    [plan] = plan_arena(Arena("arena", buffers, 1), time_limit=None)
+    assert plan.lower_bound == plan.size == 300
+    # every piece at its image's offset plus the piece's, none meeting another in time
+    # and address
+    rects = [(b, p) for b in buffers for p in pieces([b])]
+    validate(Problem(tuple(Buffer(f"{b.name}{p.offset}", p.start, p.end, p.size)
+                           for b, p in rects)),
+             Solution(tuple(plan.offsets[b.key] + p.offset for b, p in rects)))
+    # the placements before: the images stacked from the base, the rest searched around
+    # them; or every buffer packed whole
+    from memplan.pack import PackOptions
+    from memplan.pack.rigid import pack_rigid
+    from memplan.plan.driver import _pieces_problem, _stacked
+
+    problem, rigid, _ = _pieces_problem([[b] for b in buffers], 1, None)
+    assert _stacked(rigid, problem) == (0, 300)
+    only_stacked = pack_rigid(problem, rigid, PackOptions(exact=True, time_limit=2),
+                              bases={"stacked": _stacked(rigid, problem)}, orders=(),
+                              hang=False)
+    assert only_stacked.peak == 600
+    whole = tuple(dataclasses.replace(b, parts=()) for b in buffers)
+    [blocks] = plan_arena(Arena("arena", whole, 1), time_limit=2)
+    assert blocks.size == blocks.lower_bound == 500
+
+
 def test_a_written_plan_that_reads_back_differently_is_caught(data):
     from memplan.runtimes.tflm import model as tfl
 

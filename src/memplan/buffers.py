@@ -9,17 +9,17 @@ A buffer released in parts: a buffer whose byte ranges die at different steps (a
 input read patch by patch: a row band is dead once the last patch slicing it has run)
 carries `parts`, each a byte range of it and the step its bytes die. The driver plans
 such a buffer (alone in its share group) as one rectangle per part, the rectangles kept
-at their relative offsets by pinning the whole buffer at the space's base, so later
-buffers reuse the bands freed; the lower bound and the offline-plan check count the
-rectangles (`pieces`). The runtime sees one tensor at one offset: the parts only say
-which of its bytes nobody reads again. `parts_from_reads` derives them from the byte
-ranges each step reads.
+at their relative offsets (a rigid group, `pack.rigid`: placed by first fit over time x
+address among the other buffers, then pinned), so later buffers reuse the bands freed;
+the lower bound and the offline-plan check count the rectangles (`pieces`). The runtime
+sees one tensor at one offset: the parts only say which of its bytes nobody reads again.
+`parts_from_reads` derives them from the byte ranges each step reads.
 
 A staggered share group: an output written over its dying input at a lower address
 (`share_offset` < 0; TFLM's windowed kernels, `runtimes/tflm/window.py`) holds the input's
 bytes until that operator and its own from then on. Packed as one block over the group's
 whole lifetime, the input's bytes would stay reserved after it died; `pieces` gives one
-rectangle per stretch of steps instead, planned like a buffer's parts.
+rectangle per stretch of steps instead, placed as a rigid group like a buffer's parts.
 """
 
 from __future__ import annotations

@@ -39,6 +39,7 @@ from ..pack import (
     pack,
     validate,
 )
+from ..pack.rigid import Rigid, pack_rigid
 from ..place.model import Placement
 from ..targets import Target
 from . import entry_for, load
@@ -476,8 +477,8 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
     reserved = arena.reserved.get(name, 0)
     base = -(-reserved // alignment) * alignment
     packed = [g for g in groups if merged(g).packed_size > 0]
-    problem, pinned, first = _pieces_problem(packed, alignment,
-                                             None if capacity is None else max(0, capacity - base))
+    problem, rigid, first = _pieces_problem(packed, alignment,
+                                            None if capacity is None else max(0, capacity - base))
     incumbents: dict[str, tuple[int, ...]] = {}
     if placed is not None:
         incumbents["placement"] = tuple(o for g, o in zip(groups, placed, strict=True)
@@ -488,29 +489,27 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
             runtime.offsets[g[0].key] - group_offsets(g)[g[0].key] - base for g in packed)
     if any(o < 0 for offsets in incumbents.values() for o in offsets):
         incumbents.pop(runtime.planner, None)
-    # A plan of whole groups is one of the pieces when it leaves the pinned ones in place.
-    incumbents = {k: tuple(o + p.offset for o, g in zip(v, packed, strict=True)
-                           for p in pieces(g))
-                  for k, v in incumbents.items()
-                  if all(v[i] == at for i, at in pinned.items())}
-    solved = pack(problem, PackOptions(exact=bool(time_limit), time_limit=time_limit,
-                                       incumbents=incumbents))
-    starts = [solved.solution.offsets[i] - pieces(g)[0].offset
-              for g, i in zip(packed, first, strict=True)]
-    if pinned:
-        # Pinned at the base, a buffer released in parts constrains the packing: the
-        # groups packed whole and unpinned are kept when lower (the pieces' bound holds).
+    if rigid:
+        # The groups packed whole (each one block, the search free to move it) are a
+        # plan of the pieces too: a candidate for where the rigid groups go.
         whole = Problem(tuple(Buffer(g[0].name, *merged(g).lifetime, merged(g).packed_size,
                                      max(alignment, merged(g).alignment)) for g in packed),
                         problem.capacity)
-        plain = pack(whole, PackOptions(exact=bool(time_limit), time_limit=time_limit))
-        if plain.peak < solved.peak:
-            bound = solved.lower_bound
-            status = (PlanStatus.AT_BOUND if plain.peak <= bound else PlanStatus.GAP
-                      if time_limit else PlanStatus.HEURISTIC)
-            solved = dataclasses.replace(plain, lower_bound=bound, status=status,
-                                         proven_bound=None)
-            starts = list(plain.solution.offsets)
+        incumbents["whole groups"] = pack(whole, PackOptions(
+            exact=bool(time_limit), time_limit=time_limit)).solution.offsets
+    # A plan of whole groups is a plan of their pieces, each at its offset in the block.
+    incumbents = {k: tuple(o + p.offset for o, g in zip(v, packed, strict=True)
+                           for p in pieces(g))
+                  for k, v in incumbents.items()}
+    if rigid:
+        solved = pack_rigid(problem, rigid, PackOptions(
+            exact=bool(time_limit), time_limit=time_limit, incumbents=incumbents),
+            bases={"stacked": _stacked(rigid, problem)})
+    else:
+        solved = pack(problem, PackOptions(exact=bool(time_limit), time_limit=time_limit,
+                                           incumbents=incumbents))
+    starts = [solved.solution.offsets[i] - pieces(g)[0].offset
+              for g, i in zip(packed, first, strict=True)]
     offsets: dict[Key, int] = {}
     for g in groups:
         for b in g:
@@ -538,29 +537,39 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
 
 
 def _pieces_problem(groups: list[list[BufferRequest]], alignment: int, capacity: int | None
-                    ) -> tuple[Problem, dict[int, int], list[int]]:
+                    ) -> tuple[Problem, list[Rigid], list[int]]:
     """The packing problem of these share groups: one buffer per piece (`buffers.pieces`).
-    The pieces of a buffer released in parts keep their relative offsets by being pinned:
-    such buffers are stacked from the space's base, in order. Also the pinned offset of
-    each such group (by index) and the index of each group's first piece."""
+    The pieces of a group of several keep their relative offsets: a rigid group
+    (`pack.rigid`). Also the index of each group's first piece."""
     found: list[Buffer] = []
-    pinned: dict[int, int] = {}
+    rigid: list[Rigid] = []
     first: list[int] = []
-    top = 0
-    for i, g in enumerate(groups):
+    for g in groups:
         first.append(len(found))
         align = max(alignment, merged(g).alignment)
-        if len(pieces(g)) < 2:  # released in parts, or staggered (`buffers.pieces`)
+        parts = pieces(g)
+        if len(parts) < 2:  # one block: neither released in parts nor staggered
             found.append(Buffer(g[0].name, *merged(g).lifetime, merged(g).packed_size, align))
             continue
-        pinned[i] = top = -(-top // align) * align
-        for p in pieces(g):
+        rigid.append(Rigid(tuple(range(len(found), len(found) + len(parts))),
+                           tuple(p.offset for p in parts), align))
+        for p in parts:
             # A piece is aligned as far as its offset inside the block allows.
             found.append(Buffer(f"{g[0].name} [{p.offset}:{p.offset + p.size}]", p.start,
-                                p.end, p.size, math.gcd(align, p.offset) if p.offset else align,
-                                top + p.offset))
-        top += merged(g).packed_size
-    return Problem(tuple(found), capacity), pinned, first
+                                p.end, p.size, math.gcd(align, p.offset) if p.offset else align))
+    return Problem(tuple(found), capacity), rigid, first
+
+
+def _stacked(rigid: list[Rigid], problem: Problem) -> tuple[int, ...]:
+    """The rigid groups stacked from the base, in order: apart from one another whatever
+    their lifetimes (the placement before first fits, kept as a candidate)."""
+    bases, top = [], 0
+    for g in rigid:
+        top = -(-top // g.alignment) * g.alignment
+        bases.append(top)
+        top += max(o + problem.buffers[i].size for i, o in zip(g.members, g.offsets,
+                                                                strict=True))
+    return tuple(bases)
 
 
 def _runtime_covers(runtime, name: str, groups: list[list[BufferRequest]]) -> bool:

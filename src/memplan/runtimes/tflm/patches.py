@@ -74,8 +74,9 @@ class Objective(enum.Enum):
     # allocating the candidate on TFLM's interpreter: every patch adds operators and
     # tensors, and TFLM keeps a record of each (and a convolution's per-channel
     # multipliers) in the tail, so a fine grid can lower the head and still enlarge the
-    # arena. The plan, not the bound: a stage input released in parts is pinned at the
-    # arena's base, and the first patch's tensors find little of it freed yet.
+    # arena. The plan, not the bound: a stage input released in parts keeps its parts at
+    # their relative offsets (`pack.rigid`), and the heuristics' head can be above the
+    # bound around it.
     ARENA = "arena"
 
 
