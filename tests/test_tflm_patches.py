@@ -440,3 +440,17 @@ def test_a_slice_of_whole_rows_is_a_view_of_its_input(tmp_path):
         assert arena.offsets[out] == arena.offsets[image] + parsed.views[out][1]
     check = check_run(fe, plan)
     assert check.identical
+
+
+def test_patches_are_named_only_for_operators_a_stage_can_hold_inside():
+    """The floor's note names patches for an operator only when it can run inside a stage
+    (its output read by operators a stage holds): the stage's last operator writes its
+    whole output while its whole input is live, so patches never lower what it holds (as
+    micro_speech's one depthwise convolution, read by a RESHAPE)."""
+    from memplan.runtimes.tflm.front_end import operators
+
+    net = tflite_ops.Int8Net.start(24, 3, seed=2)
+    net.conv(8, 3, 2).conv(0, 3, depthwise=True).conv(8, 1)
+    net.g.outputs = [net.x]
+    found = operators(tfl.parse_tflite(net.g.finish(), "m.tflite"))
+    assert ["patches" in op.lowered_by for op in found] == [True, True, False]
