@@ -635,7 +635,10 @@ def _patch_ops(emit, originals, tensors, stage: list[StageOp], target: Region, s
             ins = [source(i) for i in op.inputs]
             extents = {extent for _, extent, _ in ins}
             valid = _intersection([v for _, _, v in ins])
-            if len(extents) == 1 and _within(out, valid):  # garbage rides along, unread
+            # SAME patches' spoiled rows ride along, unread; an input not yet cut into
+            # patches (the stage's own) is sliced, never computed whole per patch
+            if border is Border.SAME and len(extents) == 1 and _within(out, valid) \
+                    and all(i in made for i in op.inputs):
                 args, extent = [x for x, _, _ in ins], extents.pop()
             else:
                 args = [cropped(i, out, f"{_text(tensors[i].name)}{tag}/slice{op.index}")
