@@ -2,7 +2,7 @@
 
     python benchmarks/tflite_patches.py [--max-recompute R] [--objective arena|bound]
                                         [--at SPLIT_AFTER GRID] [--square] [--peak]
-                                        [--no-joins]
+                                        [--no-joins] [--border pad|same ...]
                                         [--only NAME ...] [FILE.tflite | FOLDER ...]
 
 The models are int8 CNNs with random weights written operator by operator here
@@ -34,6 +34,7 @@ import tflite_ops  # noqa: E402
 from memplan.buffers import group_offsets, pieces, share_groups  # noqa: E402
 from memplan.plan.contract import ReadOptions  # noqa: E402
 from memplan.plan.driver import check_run, plan_model  # noqa: E402
+from memplan.plan.patches import Border  # noqa: E402
 from memplan.plan.rewrites import RewriteKind, RewriteOptions  # noqa: E402
 from memplan.report.table import format_table  # noqa: E402
 from memplan.runtimes.tflm import interpreter as tflm  # noqa: E402
@@ -55,6 +56,7 @@ MODELS = {
 
 SQUARE = False  # --square
 PEAK = False  # --peak
+BORDERS = tuple(Border)  # --border
 
 HEADERS = ("model", "split", "grid", "MACs", "MACs after", "stage +", "model +",
            "bound", "bound after", "x", "head TFLM", "head after", "arena TFLM",
@@ -65,7 +67,7 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
         at: tuple[int, int] | None = None) -> tuple:
     started = time.perf_counter()
     result = patches.rewrite_patches(data, max_recompute=max_recompute, objective=objective,
-                                     rectangular=not SQUARE, path=name) \
+                                     rectangular=not SQUARE, borders=BORDERS, path=name) \
         if at is None else forced(data, *at, name)
     if result.model is None:
         return (name, result.reason, "-", result.macs_before, "-", "-", "-",
@@ -85,7 +87,8 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
         for x, y in zip(a.outputs, b.outputs, strict=True))
     planned = memplan_arena(result.model, name)
     rows, cols = result.grid
-    return (name, short(result.split_tensor), f"{rows}x{cols}", result.macs_before,
+    return (name, short(result.split_tensor), f"{rows}x{cols} {result.border.value}",
+            result.macs_before,
             result.macs_after,
             f"{result.recompute:.1%}", f"{result.macs_after / result.macs_before - 1:.1%}",
             result.lower_bound_before, result.lower_bound_after,
@@ -105,14 +108,14 @@ def forced(data: bytes, split_after: str, grid: str, name: str) -> patches.Patch
                  None)
     if stage is None:
         raise SystemExit(f"{name}: operators 0..{split_after} are not a stage")
-    model = patches.rewrite_at(data, split_after, shape, name)
+    model = patches.rewrite_at(data, split_after, shape, name, border=BORDERS[0])
     macs, after = patches.model_macs(original), patches.model_macs(tfl._unpack(model, name))
     stage_macs = patches._stage_macs(original, stage)
     split = original.subgraphs[0].tensors[stage[-1].output].name.decode()
     return patches.PatchRewrite(
         model, "forced", split, split_after, shape, macs, after, stage_macs,
         after - macs + stage_macs, patches.schedule_bound(data, name),
-        patches.schedule_bound(model, name))
+        patches.schedule_bound(model, name), border=BORDERS[0])
 
 
 def short(tensor: str) -> str:
@@ -177,9 +180,14 @@ def main() -> None:
     parser.add_argument("--no-joins", action="store_true",
                         help="no zero-copy CONCATENATION in memplan's view (the state before "
                         "issue 34's join): its before and after")
+    parser.add_argument("--border", nargs="+", choices=[b.value for b in Border],
+                        default=[b.value for b in Border],
+                        help="how patches may pad at the image border (default all; `pad` "
+                        "alone: the rewrite before SAME patches; with --at, the first)")
     args = parser.parse_args()
-    global SQUARE, PEAK
+    global SQUARE, PEAK, BORDERS
     SQUARE, PEAK = args.square, args.peak
+    BORDERS = tuple(Border(b) for b in args.border)
     if args.no_joins:
         tfl._joins = lambda *_: {}
     chosen = [(n, build) for n, build in MODELS.items()

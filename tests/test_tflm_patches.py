@@ -16,6 +16,7 @@ pytest.importorskip("tflite_micro")
 import tflite_ops  # noqa: E402
 
 from memplan.errors import InputError  # noqa: E402
+from memplan.plan.patches import Border, Window, windowed_rows  # noqa: E402
 from memplan.runtimes.tflm import interpreter as tflm  # noqa: E402
 from memplan.runtimes.tflm import model as tfl  # noqa: E402
 from memplan.runtimes.tflm import patches  # noqa: E402
@@ -102,6 +103,95 @@ def test_an_explicit_pad_runs_in_the_patches(grid):
     before, after = outputs(model, inputs), outputs(rewritten, inputs)
     assert len(set(before[0].ravel().tolist())) > 50
     assert identical(before, after)
+
+
+@pytest.mark.parametrize("grid", [2, 3, (3, 1), (1, 2), (2, 3)])
+def test_same_padded_patches_give_the_same_bytes_with_no_pad(grid):
+    """Border.SAME: each window pads itself (SAME on the patch), no PAD or PADV2 operator;
+    the rows SAME's padding spoils at interior edges are never joined, and the stage
+    recomputes them (more multiply-accumulates than Border.PAD's patches)."""
+    model, last = mixed_stage()
+    padded = patches.rewrite_at(model, last, grid)
+    same = patches.rewrite_at(model, last, grid, border=Border.SAME)
+    names = op_names(same)
+    assert not {"PAD", "PADV2"} & set(names)
+    assert len(names) < len(op_names(padded))
+    back = tfl._unpack(same, "m.tflite")
+    assert any(getattr(op.builtinOptions, "padding", None) == tfl.schema.Padding.SAME
+               for op in back.subgraphs[0].operators)
+    assert patches.model_macs(back) > patches.model_macs(tfl._unpack(padded, "m.tflite"))
+    inputs = tflm.random_inputs(model, seed=11)
+    before, after = outputs(model, inputs), outputs(same, inputs)
+    assert len(set(before[0].ravel().tolist())) > 50
+    assert identical(before, after)
+
+
+def test_a_misplaced_crop_of_same_patches_changes_the_output():
+    """The comparison can fail for SAME patches too: the first patch's crop (the slice
+    that drops the columns it computed past its own) moved by one column towards them,
+    the same size so the model still runs, gives other bytes."""
+    model, last = mixed_stage()
+    same = tfl._unpack(patches.rewrite_at(model, last, (1, 2), border=Border.SAME), "m")
+    sg = same.subgraphs[0]
+    codes = [tfl._op_name(c) for c in same.operatorCodes]
+    concat = next(op for op in sg.operators if codes[op.opcodeIndex] == "CONCATENATION")
+    crop = next(op for op in sg.operators if codes[op.opcodeIndex] == "STRIDED_SLICE"
+                and op.outputs[0] == concat.inputs[0])
+    wide = sg.tensors[crop.inputs[0]].shape[2]
+    begin, end = (same.buffers[sg.tensors[crop.inputs[k]].buffer].data.view("<i4").copy()
+                  for k in (1, 2))
+    assert end[2] < wide  # the first patch computed columns past its own
+    for k, values in ((1, begin + [0, 0, 1, 0]), (2, end + [0, 0, 1, 0])):
+        buffer = tfl.schema.BufferT()
+        buffer.data = values.astype("<i4").view("uint8")
+        same.buffers.append(buffer)
+        t = tfl.schema.TensorT()
+        t.shape, t.type, t.buffer = [4], tfl.schema.TensorType.INT32, len(same.buffers) - 1
+        sg.tensors.append(t)
+        crop.inputs[k] = len(sg.tensors) - 1
+    broken = tfl._pack(same, 1 << 20)
+    inputs = tflm.random_inputs(model, seed=1)
+    assert not identical(outputs(model, inputs), outputs(broken, inputs))
+
+
+@pytest.mark.parametrize("kernel,stride,dilation,size", [
+    (3, 1, 1, 17), (3, 2, 1, 16), (3, 2, 1, 17), (5, 2, 1, 23), (3, 1, 2, 20), (7, 3, 1, 31),
+    (2, 2, 1, 12), (1, 1, 1, 9), (4, 1, 1, 10)])
+def test_windowed_rows_claims_only_rows_equal_to_the_original(kernel, stride, dilation, size):
+    """`windowed_rows` against a direct walk of one axis: every row it calls valid reads,
+    tap by tap, the rows (or padding) the original's row reads, on every patch extent and
+    valid part of a small input, SAME and VALID."""
+    span = (kernel - 1) * dilation + 1
+    out_size = -(-size // stride)
+    pad = max((out_size - 1) * stride + span - size, 0) // 2
+    window = Window(kernel, stride, dilation, pad, size)
+
+    def original(g):
+        return [t if 0 <= t < size else None
+                for t in (g * stride - pad + j * dilation for j in range(kernel))]
+
+    claimed = 0
+    for lo in range(size):
+        for hi in range(lo + 1, size + 1):
+            for valid in ((lo, hi), (lo + 1, hi), (lo, hi - 1)):
+                for same in (True, False):
+                    got = windowed_rows(window, (lo, hi), valid, same, out_size)
+                    if got is None:
+                        continue
+                    (base, top), (v0, v1) = got
+                    n = hi - lo
+                    first = max((-(-n // stride) - 1) * stride + span - n, 0) // 2 \
+                        if same else 0
+                    assert top - base == (-(-n // stride) if same else (n - span) // stride + 1)
+                    for g in range(v0, v1):
+                        o = g - base
+                        taps = [o * stride - first + j * dilation for j in range(kernel)]
+                        seen = [None if not 0 <= p < n else
+                                lo + p if valid[0] <= lo + p < valid[1] else "garbage"
+                                for p in taps]
+                        assert seen == original(g), (lo, hi, valid, same, g)
+                        claimed += 1
+    assert claimed > size  # the check above ran on many rows
 
 
 def test_a_misplaced_halo_changes_the_output():
@@ -356,3 +446,17 @@ def test_a_slice_of_whole_rows_is_a_view_of_its_input(tmp_path):
         assert arena.offsets[out] == arena.offsets[image] + parsed.views[out][1]
     check = check_run(fe, plan)
     assert check.identical
+
+
+def test_patches_are_named_only_for_operators_a_stage_can_hold_inside():
+    """The floor's note names patches for an operator only when it can run inside a stage
+    (its output read by operators a stage holds): the stage's last operator writes its
+    whole output while its whole input is live, so patches never lower what it holds (as
+    micro_speech's one depthwise convolution, read by a RESHAPE)."""
+    from memplan.runtimes.tflm.front_end import operators
+
+    net = tflite_ops.Int8Net.start(24, 3, seed=2)
+    net.conv(8, 3, 2).conv(0, 3, depthwise=True).conv(8, 1)
+    net.g.outputs = [net.x]
+    found = operators(tfl.parse_tflite(net.g.finish(), "m.tflite"))
+    assert ["patches" in op.lowered_by for op in found] == [True, True, False]

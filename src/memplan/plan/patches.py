@@ -44,6 +44,52 @@ class Window:
 
 
 Region = tuple[int, int, int, int]  # rows [h0, h1), columns [w0, w1)
+Rows = tuple[int, int]  # [lo, hi) of one axis, in the whole tensor's coordinates
+
+
+class Border(enum.Enum):
+    """How a patch's operator gets the padding its window reads past the image border."""
+
+    PAD = "pad"  # a PAD operator before it, the operator run VALID on exactly what it needs
+    # The operator run SAME on the patch: at the image border SAME adds what the original
+    # padded; at an interior edge it pads too, and the rows that read that padding are
+    # wrong ("garbage"): they are never read by a kept element (`windowed_rows`) and are
+    # cropped by the slice that feeds a consumer or the join. No PAD operators, but the
+    # garbage rows are computed (and counted as multiply-accumulates).
+    SAME = "same"
+
+
+def windowed_rows(window: Window, extent: Rows, valid: Rows, same: bool, out_size: int
+                  ) -> tuple[Rows, Rows] | None:
+    """Run on one axis of a patch tensor that holds rows `extent` of the whole input, of
+    which `valid` hold the original's values, an operator with `window` and SAME (else
+    VALID) padding on the patch computes output rows (extent, valid): the rows it writes
+    and those equal to the original's. None when its rows do not fall on the original's
+    (SAME's offset on the patch is not the original's modulo the stride) or it writes none.
+    SAME on the patch follows TFLite: out = ceil(n / stride), pad_before = max((out - 1)
+    * stride + span - n, 0) // 2 (span: the dilated kernel), VALID: out = (n - span) //
+    stride + 1. A row is valid when every row its window reads inside the image is valid:
+    what it reads outside the image the patch pads as the original did (zero point for a
+    convolution, skipped by a max pool), since the patch's own padding there lies past the
+    image border too. Rows outside the original output (`out_size` rows) are never valid."""
+    lo, hi = extent
+    n, stride = hi - lo, window.stride
+    span = (window.kernel - 1) * window.dilation + 1
+    if same:
+        out = -(-n // stride)
+        pad = max((out - 1) * stride + span - n, 0) // 2
+    else:
+        out, pad = (n - span) // stride + 1, 0
+    if out < 1 or (lo + window.pad_before - pad) % stride:
+        return None
+    base = (lo + window.pad_before - pad) // stride
+    kept = [g for g in range(base, base + out)
+            if max(g * stride - window.pad_before, 0) >= valid[0]
+            and min(g * stride - window.pad_before + span, window.size) <= valid[1]]
+    kept = [g for g in kept if 0 <= g < out_size]  # (`out_size`: the original output's)
+    if not kept:
+        return (base, base + out), (base, base)
+    return (base, base + out), (kept[0], kept[-1] + 1)
 
 
 @dataclass(frozen=True)
@@ -140,6 +186,13 @@ class Candidate:
     stage_macs: int  # of the patched stage
     stage: list[StageOp]
     grid: Grid  # an int unless the search was `rectangular`
+    border: Border = Border.PAD
+
+
+def candidate_order(c: Candidate) -> tuple:
+    """The search's preference: lowest bound, then fewest multiply-accumulates, then fewest
+    patches (a rectangle only where it does better than the squares)."""
+    return (c.bound, c.stage_macs, _count(c.grid), c.grid, c.border.value)
 
 
 def search_grids(stages: Sequence[list[StageOp]], *, max_recompute: float, max_grid: int,
@@ -181,7 +234,7 @@ def search_grids(stages: Sequence[list[StageOp]], *, max_recompute: float, max_g
                 if macs > (1 + max_recompute) * whole:
                     break  # more columns recompute more halo
                 found.append(Candidate(bound, macs, stage, (rows, cols)))
-    return sorted(found, key=lambda c: (c.bound, c.stage_macs, _count(c.grid), c.grid))
+    return sorted(found, key=candidate_order)
 
 
 def _count(grid: Grid) -> int:

@@ -278,6 +278,38 @@ SPATIAL = frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POO
                      "PAD", "PADV2", "TRANSPOSE_CONV"})
 
 
+def _inside_a_stage(model: tfl.TfliteModel) -> set[tuple[int, int]]:
+    """(subgraph, index) of the spatial operators of subgraph 0, in its leading run of
+    operators a patched stage can hold (the stage is a prefix), whose 4-D output only such
+    operators read: they can run inside a stage, on patches of their output. The last
+    operator of a stage writes its whole output (the split tensor) while its whole input is
+    live at the first patch, so patches never lower the bytes it holds at once
+    (micro_speech's one depthwise convolution, read by a RESHAPE)."""
+    from .patches import ELEMENTWISE, LEADING
+
+    held = SPATIAL | ELEMENTWISE
+
+    readers: dict[int, list[tfl.TfliteOp]] = {}
+    for op in model.ops:
+        for key in op.inputs:
+            readers.setdefault(key, []).append(op)
+    outputs = set(model.outputs)
+    found = set()
+    for op in model.ops:
+        if op.subgraph:
+            continue
+        if op.name not in held | LEADING:
+            break
+        if op.name not in SPATIAL or len(op.outputs) != 1:
+            continue
+        out = op.outputs[0]
+        after = readers.get(out, [])
+        if (len(model.tensors[out].shape) == 4 and out not in outputs and after
+                and all(r.name in held for r in after)):
+            found.add((op.subgraph, op.index))
+    return found
+
+
 def operators(model: tfl.TfliteModel, *, windowed: bool = True) -> tuple[Operator, ...]:
     """Every operator TFLM runs, with the planned tensors and scratch buffers it touches
     and the rewrites that could lower what it holds (`windowed`: the kernels are TFLM's
@@ -289,10 +321,11 @@ def operators(model: tfl.TfliteModel, *, windowed: bool = True) -> tuple[Operato
     for i, (op, _) in enumerate(model.scratch):
         scratch.setdefault((op.subgraph, op.index), []).append(len(model.tensors) + i)
     planned = {t.key for t in model.planned()}
+    inside = _inside_a_stage(model)
     found = []
     for op in model.ops:
         where = f" of subgraph {op.subgraph}" if op.subgraph else ""
-        lowered = (("patches",) if op.name in SPATIAL else ()) + (
+        lowered = (("patches",) if (op.subgraph, op.index) in inside else ()) + (
             ("inplace",) if lowered_in_place(model, op) or (
                 windowed and window.eligible(model, op) is not None) else ())
         found.append(Operator(

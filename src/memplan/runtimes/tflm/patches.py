@@ -32,6 +32,7 @@ read weights); the chosen one is built again with the real weights and measured.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import enum
 from dataclasses import dataclass
 from itertools import pairwise
@@ -39,16 +40,21 @@ from itertools import pairwise
 import numpy as np
 
 from ...plan.patches import (
+    Border,
     Candidate,
     Grid,
     Kind,
     Region,
     StageOp,
     Window,
+    border_pads,
+    candidate_order,
+    clip,
     cuts,
     grid_shape,
     regions,
     search_grids,
+    windowed_rows,
 )
 from . import model as tfl
 
@@ -99,6 +105,7 @@ class PatchRewrite:
     tail_before: int | None = None
     tail_after: int | None = None
     split_from: int = 0  # index of the stage's first operator (those before it kept as they are)
+    border: Border = Border.PAD  # how the patches pad at the image border
 
     @property
     def recompute(self) -> float:
@@ -109,17 +116,18 @@ class PatchRewrite:
 
 def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int = MAX_GRID,
                     objective: Objective = Objective.ARENA, rectangular: bool = True,
+                    borders: tuple[Border, ...] = tuple(Border),
                     path: str = "model.tflite", windowed: bool = False) -> PatchRewrite:
-    """The model with its first stage run patch by patch, at the split point and grid that
-    minimise `objective`, within `max_recompute` more multiply-accumulates in the stage;
-    `model` None when no candidate is below the original (`reason` says why). With
-    `rectangular`, P x Q grids (rows only among them) are searched, else P x P: fewer
-    patches carry less of TFLM's per-operator persistent data. `windowed` (TFLM's
-    reference kernels: `--rewrite inplace` may write windowed operators below their input,
-    `window.py`): the original and the candidate chosen are weighed with those, so a
-    patch rewrite is not taken where the operators written over their input alone do
-    better (the candidates are ranked without them: choosing them per candidate costs a
-    plan per operator)."""
+    """The model with its first stage run patch by patch, at the split point, grid and
+    border padding (`borders`: the variants tried) that minimise `objective`, within
+    `max_recompute` more multiply-accumulates in the stage; `model` None when no candidate
+    is below the original (`reason` says why). With `rectangular`, P x Q grids (rows only
+    among them) are searched, else P x P: fewer patches carry less of TFLM's per-operator
+    persistent data. `windowed` (TFLM's reference kernels: `--rewrite inplace` may write
+    windowed operators below their input, `window.py`): the original and the candidate
+    chosen are weighed with those, so a patch rewrite is not taken where the operators
+    written over their input alone do better (the candidates are ranked without them:
+    choosing them per candidate costs a plan per operator)."""
     original = tfl._unpack(model, path)
     before = schedule_bound(model, path)
     macs = model_macs(original)
@@ -131,7 +139,8 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
                             "first or after leading layout operators, reads one [1, H, W, C] "
                             "tensor and hands one tensor on",
                             **unchanged)
-    candidates = _candidates(original, stages, max_recompute, max_grid, path, rectangular)
+    candidates = _candidates(original, stages, max_recompute, max_grid, path, rectangular,
+                             borders)
     if not candidates:
         return PatchRewrite(None, f"no split point and grid within {max_recompute:.0%} more "
                             "multiply-accumulates in the stage", **unchanged)
@@ -152,7 +161,7 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
             if cost is not None and c.bound >= cost:
                 break
             try:
-                data = _packed(_patch(original, c.stage, c.grid), model)
+                data = _packed(_patch(original, c.stage, c.grid, c.border), model)
                 total = planned_head(data, path) + allocation(data).tail
             except CannotRun:
                 continue  # never chosen: a rewrite TFLM cannot run is no rewrite
@@ -170,29 +179,31 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
         return PatchRewrite(None, f"the best candidate's {what} ({cost} B) is not below the "
                             f"original's ({original_cost} B)", **unchanged, tail_before=tail,
                             tail_after=tail)
-    patched = _patch(original, best.stage, best.grid)
+    patched = _patch(original, best.stage, best.grid, best.border)
     data = _packed(patched, model)
     stage_macs = _stage_macs(original, best.stage)
     after_macs = model_macs(patched)
     rows, cols = grid_shape(best.grid)
     return PatchRewrite(
-        data, f"stage of {len(best.stage)} operators run as {rows} x {cols} patches",
+        data, f"stage of {len(best.stage)} operators run as {rows} x {cols} patches "
+        f"({best.border.value} at the image border)",
         _text(original.subgraphs[0].tensors[best.stage[-1].output].name), best.stage[-1].index,
         (rows, cols), macs, after_macs, stage_macs, after_macs - macs + stage_macs,
         before, schedule_bound(data, path), tail,
-        None if tail is None else allocation(data).tail, best.stage[0].index)
+        None if tail is None else allocation(data).tail, best.stage[0].index, best.border)
 
 
 def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max_grid: int,
-                path: str, rectangular: bool) -> list[Candidate]:
-    """Every split point and grid within the budget, lowest bound (then fewest
-    multiply-accumulates) first."""
+                path: str, rectangular: bool, borders: tuple[Border, ...] = (Border.PAD,)
+                ) -> list[Candidate]:
+    """Every split point, grid and border padding within the budget, lowest bound (then
+    fewest multiply-accumulates) first."""
     skeleton = _without_weights(original)
     macs = model_macs(original)
 
-    def measure(stage: list[StageOp], grid: Grid) -> tuple[int, int] | None:
+    def measure(stage: list[StageOp], grid: Grid, border: Border) -> tuple[int, int] | None:
         try:
-            patched = _patch(skeleton, stage, grid)
+            patched = _patch(skeleton, stage, grid, border)
         except ValueError:
             return None  # a patch that needs no row of some tensor: no such grid
         # Read as a packed file would be, without packing it (a flatbuffer round trip
@@ -204,9 +215,14 @@ def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max
         shape = original.subgraphs[0].tensors[stage[-1].output].shape
         return int(shape[1]), int(shape[2])
 
-    return search_grids(stages, max_recompute=max_recompute, max_grid=max_grid,
-                        stage_macs=lambda stage: _stage_macs(original, stage),
-                        measure=measure, output_size=output_size, rectangular=rectangular)
+    found = []
+    for border in borders:
+        found += [dataclasses.replace(c, border=border) for c in search_grids(
+            stages, max_recompute=max_recompute, max_grid=max_grid,
+            stage_macs=lambda stage: _stage_macs(original, stage),
+            measure=lambda stage, grid, b=border: measure(stage, grid, b),
+            output_size=output_size, rectangular=rectangular)]
+    return sorted(found, key=candidate_order)
 
 
 def _stage_macs(model, stage: list[StageOp]) -> int:
@@ -220,7 +236,7 @@ def _packed(model, original: bytes) -> bytes:
 
 
 def rewrite_at(model: bytes, split_after: int, grid: Grid, path: str = "model.tflite",
-               split_from: int | None = None) -> bytes:
+               split_from: int | None = None, border: Border = Border.PAD) -> bytes:
     """The model with operators `split_from`..`split_after` (None: the earliest start) run
     as `grid`'s patches (P: P x P; a (rows, columns) pair), whatever it costs; ValueError
     when they are not a stage that can run patch by patch."""
@@ -232,7 +248,7 @@ def rewrite_at(model: bytes, split_after: int, grid: Grid, path: str = "model.tf
             rows, cols = grid_shape(grid)
             if not (1 <= rows <= min(MAX_GRID, height) and 1 <= cols <= min(MAX_GRID, width)):
                 raise ValueError(f"a {rows} x {cols} grid on a {height} x {width} output")
-            return _packed(_patch(original, stage, grid), model)
+            return _packed(_patch(original, stage, grid, border), model)
     raise ValueError(f"operators 0..{split_after} are not a stage that runs patch by patch")
 
 
@@ -553,9 +569,10 @@ _DTYPES = {tfl.schema.TensorType.INT8: "int8", tfl.schema.TensorType.UINT8: "uin
     if tfl.schema is not None else {}
 
 
-def _patch(model, stage: list[StageOp], grid: Grid):
+def _patch(model, stage: list[StageOp], grid: Grid, border: Border = Border.PAD):
     """A copy of `model` whose stage runs as the grid's patches (a row or column of one
-    patch needs no CONCATENATION: the patch is the row)."""
+    patch needs no CONCATENATION: the patch is the row), each operator padded at the image
+    border as `border` says."""
     new = copy.copy(model)
     new.buffers = list(model.buffers)
     new.operatorCodes = list(model.operatorCodes)
@@ -573,45 +590,15 @@ def _patch(model, stage: list[StageOp], grid: Grid):
     for r, (h0, h1) in enumerate(pairwise(rows)):
         pieces = []
         for c, (w0, w1) in enumerate(pairwise(cols)):
-            computed, reads = regions(stage, (h0, h1, w0, w1), shapes)
-            if any(t >= b or lf >= rt for t, b, lf, rt in computed.values()):
-                raise ValueError(f"patch {r}.{c} reads nothing of a tensor of the stage")
-            made: dict[int, int] = {}  # original tensor -> its patch tensor
-            for op in stage:
-                if op.output not in computed:
-                    continue
-                tag = f"@{r}.{c}"
-                args = []
-                for i in op.inputs:
-                    need = reads[op.index, i]
-                    rh, rw = shapes[i]
-                    clipped = (max(need[0], 0), min(need[1], rh), max(need[2], 0),
-                               min(need[3], rw))
-                    have = computed[i] if i in made else (0, rh, 0, rw)
-                    x = made.get(i, i)
-                    if clipped != have:
-                        name = _text(tensors[i].name)
-                        x = emit.slice(x, clipped, have, f"{name}{tag}/slice{op.index}")
-                    pads = (clipped[0] - need[0], need[1] - clipped[1],
-                            clipped[2] - need[2], need[3] - clipped[3])
-                    if any(pads):
-                        x = emit.pad(x, pads, op.kind, f"{_text(tensors[i].name)}{tag}/pad")
-                    args.append(x)
-                if op.name == "PAD":  # its input, read and padded as its output is
-                    made[op.output] = args[0]
-                    continue
-                o0, o1, p0, p1 = computed[op.output]
-                out_shape = [1, o1 - o0, p1 - p0, int(tensors[op.output].shape[3])]
-                y = emit.like(op.output, out_shape, f"{_text(tensors[op.output].name)}{tag}")
-                made[op.output] = y
-                template = originals[op.index]
-                inputs = [args.pop(0) if (i >= 0 and i in op.inputs) else i
-                          for i in _ints(template.inputs)]
-                options = copy.copy(template.builtinOptions)
-                if op.kind is not Kind.ELEMENTWISE:
-                    options.padding = tfl.schema.Padding.VALID
-                emit.op(op.name, inputs, [y], options, template.builtinOptionsType, template)
-            pieces.append(made[split])
+            target = (h0, h1, w0, w1)
+            grow = _best_growth(originals, tensors, stage, target, shapes) \
+                if border is Border.SAME else None
+            made = _patch_ops(emit, originals, tensors, stage, target, shapes, border,
+                              f"@{r}.{c}", grow)
+            x, extent, _ = made[split]
+            if extent != target:  # rows SAME computed past the patch: cropped
+                x = emit.slice(x, target, extent, f"{_text(tensors[split].name)}@{r}.{c}")
+            pieces.append(x)
         if len(rows) == 2:  # one row of patches: it is the split tensor
             emit.concat(pieces, 2, split)
             break
@@ -629,6 +616,211 @@ def _patch(model, stage: list[StageOp], grid: Grid):
         + list(originals[stage[-1].index + 1:])
     _renumber(new, sg, emit.tensors, dropped)
     return new
+
+
+# A patch tensor: its index, the region of the whole tensor it holds, and the part of that
+# region whose values are the original's (the rest read SAME's padding at an interior edge).
+_Made = tuple[int, Region, Region]
+
+
+def _patch_ops(emit, originals, tensors, stage: list[StageOp], target: Region, shapes,
+               border: Border, tag: str, grow: Region | None = None) -> dict[int, _Made]:
+    """Emit one patch's operators; returns each original tensor's patch tensor. With
+    `grow` (rows above, below, columns left, right), a SAME window reading the stage's
+    input reads that much more of it than it needs (inside the image)."""
+    computed, reads = regions(stage, target, shapes)
+    if any(t >= b or lf >= rt for t, b, lf, rt in computed.values()):
+        raise ValueError(f"patch {tag} reads nothing of a tensor of the stage")
+    made: dict[int, _Made] = {}
+
+    def source(i: int) -> _Made:
+        whole = (0, shapes[i][0], 0, shapes[i][1])
+        return made.get(i, (i, whole, whole))
+
+    def cropped(i: int, region: Region, name: str) -> int:
+        x, extent, _ = source(i)
+        return x if extent == region else emit.slice(x, region, extent, name)
+
+    for op in stage:
+        if op.output not in computed:
+            continue
+        name = _text(tensors[op.output].name)
+        out = computed[op.output]
+        if op.kind is Kind.ELEMENTWISE:
+            ins = [source(i) for i in op.inputs]
+            extents = {extent for _, extent, _ in ins}
+            valid = _intersection([v for _, _, v in ins])
+            # SAME patches' spoiled rows ride along, unread; an input not yet cut into
+            # patches (the stage's own) is sliced, never computed whole per patch
+            if border is Border.SAME and len(extents) == 1 and _within(out, valid) \
+                    and all(i in made for i in op.inputs):
+                args, extent = [x for x, _, _ in ins], extents.pop()
+            else:
+                args = [cropped(i, out, f"{_text(tensors[i].name)}{tag}/slice{op.index}")
+                        for i in op.inputs]
+                extent = valid = out
+            made[op.output] = (_emit_like(emit, originals[op.index], op, args, extent, None,
+                                          tensors, f"{name}{tag}"), extent, valid)
+            continue
+        (i,) = op.inputs
+        need = reads[op.index, i]
+        clipped = clip(need, shapes[i])
+        slice_name = f"{_text(tensors[i].name)}{tag}/slice{op.index}"
+        if op.name == "PAD":  # its input, read and padded as its output is
+            x = cropped(i, clipped, slice_name)
+            pads = border_pads(need, clipped)
+            if any(pads):
+                x = emit.pad(x, pads, op.kind, f"{_text(tensors[i].name)}{tag}/pad")
+            made[op.output] = (x, out, out)
+            continue
+        if border is Border.SAME:
+            # The split tensor's patch is joined in place into the split tensor (`_joins`
+            # in model.py): computed exactly, it needs no cropped copy.
+            found = _self_padded(op, source(i), clipped, out, shapes[i], shapes[op.output],
+                                 exact=op.output == stage[-1].output, grow=grow)
+            if found is not None:
+                sliced, same, extent, valid = found
+                x = cropped(i, sliced, slice_name) if sliced is not None else source(i)[0]
+                made[op.output] = (_emit_like(emit, originals[op.index], op, [x], extent,
+                                              same, tensors, f"{name}{tag}"), extent, valid)
+                continue
+        x = cropped(i, clipped, slice_name)
+        pads = border_pads(need, clipped)
+        if any(pads):
+            x = emit.pad(x, pads, op.kind, f"{_text(tensors[i].name)}{tag}/pad")
+        made[op.output] = (_emit_like(emit, originals[op.index], op, [x], out, False, tensors,
+                                      f"{name}{tag}"), out, out)
+    return made
+
+
+class _Count:
+    """An emitter that only counts: the operators a patch would emit and the elements of
+    the tensors it would make (what `_best_growth` weighs)."""
+
+    def __init__(self, tensors):
+        self.channels = {i: int(t.shape[3]) for i, t in enumerate(tensors)
+                         if t.shape is not None and len(t.shape) == 4}
+        self.ops = self.elements = 0
+
+    def _new(self, shape) -> int:
+        self.elements += int(np.prod(shape))
+        key = -1 - len(self.channels)
+        self.channels[key] = int(shape[3])
+        return key
+
+    def like(self, original: int, shape, name: str) -> int:
+        return self._new(shape)
+
+    def op(self, *args, **kwargs) -> None:
+        self.ops += 1
+
+    def slice(self, source: int, region: Region, within: Region, name: str) -> int:
+        self.ops += 1
+        return self._new([1, region[1] - region[0], region[3] - region[2],
+                          self.channels[source]])
+
+    def pad(self, source: int, pads, kind: Kind, name: str) -> int:
+        self.ops += 1
+        return self._new([1, 1, 1, self.channels[source]])  # a copy, about its input's size
+
+
+# How much more of the stage's input a SAME patch may read, per end of an axis: SAME's
+# offset on a patch depends on the parity of its size, at every strided operator.
+_GROWTH = ((0, 0), (0, 1), (1, 0), (1, 1), (0, 2), (0, 3), (2, 0), (3, 0))
+
+
+def _best_growth(originals, tensors, stage: list[StageOp], target: Region, shapes) -> Region:
+    """The extra rows and columns of the stage's input a SAME patch reads that make the
+    fewest operators (no slice or PAD where a strided window's offset misses), then the
+    fewest elements; rows and columns chosen one after the other (each axis's offsets
+    depend on its own sizes only)."""
+    def cost(grow: Region) -> tuple[int, int]:
+        count = _Count(tensors)
+        made = _patch_ops(count, originals, tensors, stage, target, shapes, Border.SAME,
+                          "", grow)
+        _, extent, _ = made[stage[-1].output]
+        return count.ops + (extent != target), count.elements
+
+    rows = min(_GROWTH, key=lambda g: cost((*g, 0, 0)))
+    cols = min(_GROWTH, key=lambda g: cost((*rows, *g)))
+    return (*rows, *cols)
+
+
+def _self_padded(op: StageOp, have: _Made, clipped: Region, out: Region,
+                 in_shape: tuple[int, int], out_shape: tuple[int, int], exact: bool,
+                 grow: Region | None = None) -> tuple[Region | None, bool, Region, Region] | None:
+    """How `op` computes `out` with no PAD (`Border.SAME`): (the region of its input to
+    slice first, None to read the patch tensor as it is; SAME or VALID; the output's
+    extent and valid region), the smallest output of those that work, reading the patch
+    tensor as it is before slicing (a slice is an operator too), with `exact` only an
+    output of exactly `out`; the whole input read `grow` wider (`_patch_ops`), if given;
+    None when none works."""
+    _, extent, valid = have
+    whole = extent == (0, in_shape[0], 0, in_shape[1])
+    windows = (op.rows, op.cols)
+    best = None
+    if whole and grow is not None:
+        slices = tuple(_widened(clip((clipped[0] - grow[0], clipped[1] + grow[1],
+                                      clipped[2] - grow[2], clipped[3] + grow[3]), in_shape),
+                                valid))
+    else:
+        slices = ((None,) if not whole else ()) + tuple(_widened(clipped, valid))
+    for sliced in slices:
+        ext, val = (extent, valid) if sliced is None else (sliced, sliced)
+        for same in (True, False):
+            axes = [windowed_rows(w, ext[2 * a:2 * a + 2], val[2 * a:2 * a + 2], same,
+                                  out_shape[a]) for a, w in enumerate(windows)]
+            if any(got is None for got in axes):
+                continue
+            o_ext = (*axes[0][0], *axes[1][0])
+            o_val = (*axes[0][1], *axes[1][1])
+            if not _within(out, o_val) or exact and o_ext != out:
+                continue
+            area = (o_ext[1] - o_ext[0]) * (o_ext[3] - o_ext[2])
+            if best is None or area < best[0]:
+                best = (area, (sliced, same, o_ext, o_val))
+        if best is not None and sliced is None:
+            break  # the patch tensor as it is: no slice operator
+    return None if best is None else best[1]
+
+
+def _widened(region: Region, bounds: Region):
+    """`region`, then grown by a row or column at an end, inside `bounds` (what the source
+    holds of the original's values): SAME's offset on a patch depends on the parity of its
+    size, and one more real row can align it."""
+    h0, h1, w0, w1 = region
+    rows = [(h0, h1)] + [(a, b) for a, b in ((h0 - 1, h1), (h0, h1 + 1), (h0 - 1, h1 + 1))
+                         if a >= bounds[0] and b <= bounds[1]]
+    cols = [(w0, w1)] + [(a, b) for a, b in ((w0 - 1, w1), (w0, w1 + 1), (w0 - 1, w1 + 1))
+                         if a >= bounds[2] and b <= bounds[3]]
+    for a, b in rows:
+        for c, d in cols:
+            yield (a, b, c, d)
+
+
+def _within(inner: Region, outer: Region) -> bool:
+    return outer[0] <= inner[0] and inner[1] <= outer[1] and outer[2] <= inner[2] \
+        and inner[3] <= outer[3]
+
+
+def _intersection(regions_: list[Region]) -> Region:
+    return (max(r[0] for r in regions_), min(r[1] for r in regions_),
+            max(r[2] for r in regions_), min(r[3] for r in regions_))
+
+
+def _emit_like(emit: _Emitter, template, op: StageOp, args: list[int], extent: Region,
+               same: bool | None, tensors, name: str) -> int:
+    """`template` run on the patch tensors `args`, writing `extent` of its output; a
+    window run SAME or VALID (`same`; None: an elementwise operator)."""
+    h0, h1, w0, w1 = extent
+    y = emit.like(op.output, [1, h1 - h0, w1 - w0, int(tensors[op.output].shape[3])], name)
+    args = list(args)
+    inputs = [args.pop(0) if (i >= 0 and i in op.inputs) else i for i in _ints(template.inputs)]
+    options = copy.copy(template.builtinOptions)
+    if same is not None:
+        options.padding = tfl.schema.Padding.SAME if same else tfl.schema.Padding.VALID
+    emit.op(op.name, inputs, [y], options, template.builtinOptionsType, template)
+    return y
 
 
 def _renumber(model, sg, tensors: list, dropped: set[int]) -> None:
