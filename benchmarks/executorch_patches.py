@@ -66,15 +66,15 @@ def row(name: str, build, size: int, max_recompute: float, graph_fixes: bool) ->
     torch.manual_seed(0)
     exported = torch.export.export(build().eval(), (torch.randn(1, 3, size, size),))
     result = patches.rewrite_patches(exported, max_recompute=max_recompute)
-    if result.exported is None:
+    if result.model is None:
         return (name, result.reason, "-", result.macs_before, *("-",) * 10,
                 f"{time.perf_counter() - started:.0f}")
     before = lower(exported, Planner.GREEDY, graph_fixes=graph_fixes)
-    after = lower(result.exported, Planner.GREEDY, graph_fixes=graph_fixes)
+    after = lower(result.model, Planner.GREEDY, graph_fixes=graph_fixes)
     inputs = [torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(1))]
     same = identical(run(before.program, inputs), run(after.program, inputs))
     rows, cols = result.grid
-    return (name, f"{result.split_node} (#{result.split_after})", f"{rows}x{cols}",
+    return (name, f"{result.split_tensor} (#{result.split_after})", f"{rows}x{cols}",
             result.macs_before, result.macs_after, f"{result.recompute:.1%}",
             f"{result.macs_after / result.macs_before - 1:.1%}", before.bound(), after.bound(),
             f"{after.bound() / before.bound():.3f}", before.total, after.total,

@@ -23,14 +23,10 @@ def patches(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
     `--max-recompute` more multiply-accumulates in the stage."""
     source = view.source
     found = rewrite_patches(source.exported, max_recompute=options.max_recompute)
-    if found.exported is None:
+    if found.model is None:
         return found.reason
-    rows, cols = found.grid
-    said = (f"call nodes 0-{found.split_after} run as {rows}x{cols} patches assembled into "
-            f"{found.split_node}: stage multiply-accumulates +{found.recompute:.1%}, "
-            f"bytes live at once {found.bound_before:,} B -> {found.bound_after:,} B "
-            "(before ExecuTorch's lowering)")
-    return Candidate(_view(view, found.exported, parts=True), (said,), found.macs_before,
+    said = found.said("call nodes", "bytes live at once") + " (before ExecuTorch's lowering)"
+    return Candidate(_view(view, found.model, parts=True), (said,), found.macs_before,
                      found.macs_after)
 
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import copy
 import enum
-from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
@@ -42,6 +41,7 @@ from ...plan.patches import (
     Candidate,
     Grid,
     Kind,
+    PatchRewrite,
     Region,
     StageOp,
     Window,
@@ -77,33 +77,6 @@ class Objective(enum.Enum):
     # arena. The plan, not the bound: a stage input released in parts is pinned at the
     # arena's base, and the first patch's tensors find little of it freed yet.
     ARENA = "arena"
-
-
-@dataclass(frozen=True)
-class PatchRewrite:
-    """The rewrite chosen, or why none was (`model` None, `reason` said)."""
-
-    model: bytes | None
-    reason: str
-    split_tensor: str | None = None  # the stage's output, assembled from the patches
-    split_after: int | None = None  # index of the stage's last operator in the original
-    grid: tuple[int, int] | None = None  # patches along the height, the width
-    macs_before: int = 0  # the whole model's multiply-accumulates
-    macs_after: int = 0
-    stage_macs_before: int = 0
-    stage_macs_after: int = 0
-    lower_bound_before: int = 0  # of the schedule, as memplan plans it
-    lower_bound_after: int = 0
-    # TFLM's persistent tail, measured on its interpreter (Objective.ARENA; else None)
-    tail_before: int | None = None
-    tail_after: int | None = None
-    split_from: int = 0  # index of the stage's first operator (those before it kept as they are)
-
-    @property
-    def recompute(self) -> float:
-        """Extra multiply-accumulates of the stage, as a fraction of the original stage's."""
-        return self.stage_macs_after / self.stage_macs_before - 1 if self.stage_macs_before \
-            else 0.0
 
 
 def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int = MAX_GRID,
