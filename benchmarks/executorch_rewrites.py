@@ -68,7 +68,9 @@ def measure(name: str, make, time_limit: float, folder: Path) -> dict:
                            str(time_limit)], capture_output=True, text=True)
     found = {"model": name, "pools_et": given, "pools_et_folded": folded}
     if done.returncode != 0:
-        return {**found, "error": f"exit {done.returncode}: {done.stderr.strip()[-120:]}",
+        # The command's one line (torch's warnings and ExecuTorch's logging follow it).
+        said = [line for line in done.stderr.splitlines() if line.startswith("memplan: ")]
+        return {**found, "error": f"exit {done.returncode}: {(said or [done.stderr])[-1][:160]}",
                 "seconds": round(time.perf_counter() - started)}
     doc = json.loads(done.stdout)
     kept = [r for r in doc["rewrites"] if r["kept"]]

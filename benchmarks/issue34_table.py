@@ -110,7 +110,7 @@ def table(rows: dict) -> list[tuple]:
         before, after = r.get("before"), r.get("after")
         ratio = f"{after / before:.3f}" if before and after else "-"
         out.append((name, runtime, kind(runtime, name), before or "-",
-                    after if after is not None else r.get("error", "-"), ratio,
+                    after if after is not None else r.get("error", "-")[:64], ratio,
                     f"{r.get('mac_overhead') or 0:.1%}", ",".join(r.get("kept", [])) or "none",
                     "-" if "identical" not in r else "yes" if r["identical"] else "NO",
                     PUBLISHED.get(name, "-"), r["measured"]))
