@@ -5,7 +5,7 @@ bound and ExecuTorch's memory pools before and after.
 
 The models are float32 CNNs exported here with torch.export (random weights, eval mode):
 five-layer CNNs at 224x224 in a few shapes (strides, channels, a max pool, batch norm), and
-torchvision's MobileNetV2 at widths 0.35 and 1.0. For each: `rewrite_patches` chooses the
+torchvision's MobileNetV2 at widths 0.35 and 1.0, 96-224. For each: `rewrite_patches` chooses the
 split point and grid within the recompute budget; both programs are lowered by ExecuTorch
 with its own planner (`greedy`), so the pools compared are ExecuTorch's, and run by
 executorch.runtime on the same random input, outputs compared byte for byte. `bound` is
@@ -53,11 +53,8 @@ MODELS = {
     "cnn5_224_pool": (lambda: cnn5(pool=True), 224),
     "cnn5_224_c8": (lambda: cnn5((8, 16, 32, 32, 64)), 224),
     "cnn5_224_bn": (lambda: cnn5(batch_norm=True), 224),
-    "mobilenet_v2_0.35_96": (lambda: mobilenet_v2(0.35), 96),
-    "mobilenet_v2_0.35_160": (lambda: mobilenet_v2(0.35), 160),
-    "mobilenet_v2_0.35_224": (lambda: mobilenet_v2(0.35), 224),
-    "mobilenet_v2_1.0_96": (lambda: mobilenet_v2(1.0), 96),
-    "mobilenet_v2_1.0_224": (lambda: mobilenet_v2(1.0), 224),
+    **{f"mobilenet_v2_{width}_{size}": (lambda width=width: mobilenet_v2(width), size)
+       for width in (0.35, 1.0) for size in (96, 128, 160, 192, 224)},
 }
 
 HEADERS = ("model", "split", "grid", "MACs", "MACs after", "stage +", "model +", "bound",
@@ -69,15 +66,15 @@ def row(name: str, build, size: int, max_recompute: float, graph_fixes: bool) ->
     torch.manual_seed(0)
     exported = torch.export.export(build().eval(), (torch.randn(1, 3, size, size),))
     result = patches.rewrite_patches(exported, max_recompute=max_recompute)
-    if result.exported is None:
+    if result.model is None:
         return (name, result.reason, "-", result.macs_before, *("-",) * 10,
                 f"{time.perf_counter() - started:.0f}")
     before = lower(exported, Planner.GREEDY, graph_fixes=graph_fixes)
-    after = lower(result.exported, Planner.GREEDY, graph_fixes=graph_fixes)
+    after = lower(result.model, Planner.GREEDY, graph_fixes=graph_fixes)
     inputs = [torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(1))]
     same = identical(run(before.program, inputs), run(after.program, inputs))
     rows, cols = result.grid
-    return (name, f"{result.split_node} (#{result.split_after})", f"{rows}x{cols}",
+    return (name, f"{result.split_tensor} (#{result.split_after})", f"{rows}x{cols}",
             result.macs_before, result.macs_after, f"{result.recompute:.1%}",
             f"{result.macs_after / result.macs_before - 1:.1%}", before.bound(), after.bound(),
             f"{after.bound() / before.bound():.3f}", before.total, after.total,

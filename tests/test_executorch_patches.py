@@ -62,32 +62,32 @@ def _same_outputs(original, rewritten) -> bool:
 def test_a_forced_split_runs_with_the_same_bytes(build, split_after, grid):
     exported = _export(build())
     done = patches.rewrite_at(exported, split_after, grid)
-    targets = {str(n.target) for n in done.exported.graph.nodes}
+    targets = {str(n.target) for n in done.model.graph.nodes}
     assert {"aten.slice.Tensor", "aten.constant_pad_nd.default", "aten.cat.default"} <= targets
     assert done.stage_macs_after > done.stage_macs_before  # halos computed twice
-    assert _same_outputs(exported, done.exported)
+    assert _same_outputs(exported, done.model)
 
 
 def test_the_search_lowers_the_bound_within_the_budget():
     exported = _export(_cnn3(), 64)
     done = patches.rewrite_patches(exported, max_recompute=0.2)
-    assert done.exported is not None, done.reason
-    assert done.bound_after < done.bound_before
+    assert done.model is not None, done.reason
+    assert done.lower_bound_after < done.lower_bound_before
     assert 0 < done.recompute <= 0.2
     before = lower(exported, Planner.GREEDY).bound()
-    after = lower(done.exported, Planner.GREEDY).bound()
+    after = lower(done.model, Planner.GREEDY).bound()
     assert after < before  # ExecuTorch's own schedule too, not only the search's model
     # Without recompute only the first convolution alone can be cut (its halo is read,
     # never computed twice), which leaves the bound where it was.
     none = patches.rewrite_patches(exported, max_recompute=0.0)
-    assert none.exported is None and "not below the original's" in none.reason
+    assert none.model is None and "not below the original's" in none.reason
 
 
 def test_a_stage_that_cannot_run_on_patches_is_refused():
     """An average pool that pads divides by a count the patch would change."""
     model = nn.Sequential(nn.AvgPool2d(3, 1, 1), nn.Conv2d(3, 4, 3), nn.Flatten())
     done = patches.rewrite_patches(_export(model, 16))
-    assert done.exported is None and "no prefix" in done.reason
+    assert done.model is None and "no prefix" in done.reason
     with pytest.raises(ValueError, match="not a stage"):
         patches.rewrite_at(_export(model, 16), 0, 2)
 
@@ -105,6 +105,8 @@ def test_patches_through_the_command(tmp_path, capsys):
     (done,) = document["rewrites"]
     assert done["rewrite"] == "patches" and done["kept"], done
     assert 0 < done["mac_overhead"] <= 0.2
+    (said,) = done["what"]
+    assert said.startswith("call nodes 0-") and "at the image border) assembled into" in said, said
     assert document["arenas"][0]["lower_bound"] < document["original_lower_bound"]
     assert document["check"]["identical"] is True
     assert out.exists()
@@ -195,8 +197,8 @@ def test_the_stage_input_is_released_in_parts_with_the_same_bytes():
     original = _export(_cnn3(), 32)
     done = patches.rewrite_at(original, 4, (4, 1))
     planner = memplan_planner(time_limit=None)
-    whole = lower(done.exported, Planner.MEMPLAN, arena_planner=planner)
-    parts = lower(done.exported, Planner.MEMPLAN, arena_planner=planner, parts=True)
+    whole = lower(done.model, Planner.MEMPLAN, arena_planner=planner)
+    parts = lower(done.model, Planner.MEMPLAN, arena_planner=planner, parts=True)
     assert (whole.released, parts.released) == (0, 1)
     assert parts.arenas[0].lower_bound < whole.arenas[0].lower_bound
     inputs = [torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(1))]

@@ -164,6 +164,9 @@ def test_patches_through_the_command_is_run_checked_and_reports_macs(tmp_path, c
     (done,) = document["rewrites"]
     assert done["rewrite"] == "patches" and done["kept"]
     assert 0 < done["mac_overhead"] <= 0.2
+    (said,) = done["what"]
+    assert said.startswith("operators 0-") and "at the image border) assembled into" in said, said
+    assert f"schedule bound {document['original_lower_bound']:,} B -> " in said, said
     assert document["arenas"][0]["lower_bound"] < document["original_lower_bound"]
     assert document["check"]["identical"] is True
     assert out.read_bytes() != path.read_bytes()

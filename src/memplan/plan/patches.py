@@ -17,6 +17,7 @@ import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Any
 
 
 class Kind(enum.Enum):
@@ -240,3 +241,42 @@ def search_grids(stages: Sequence[list[StageOp]], *, max_recompute: float, max_g
 def _count(grid: Grid) -> int:
     rows, cols = grid_shape(grid)
     return rows * cols
+
+
+@dataclass(frozen=True)
+class PatchRewrite:
+    """The patch rewrite a runtime chose, or why none was (`model` None, `reason` said)."""
+
+    model: Any  # the rewritten model in the runtime's form: .tflite bytes, an ExportedProgram
+    reason: str
+    split_tensor: str | None = None  # the stage's output, assembled from the patches
+    split_after: int | None = None  # the stage's last operator, in the runtime's order
+    grid: tuple[int, int] | None = None  # patches along the height, the width
+    macs_before: int = 0  # the whole model's multiply-accumulates
+    macs_after: int = 0
+    stage_macs_before: int = 0
+    stage_macs_after: int = 0
+    lower_bound_before: int = 0  # of the schedule, as the runtime's search measures it
+    lower_bound_after: int = 0
+    # Memory the runtime keeps beside the planned arena, measured on it (TFLM's persistent
+    # tail, when the search weighs it; else None)
+    tail_before: int | None = None
+    tail_after: int | None = None
+    split_from: int = 0  # the stage's first operator (those before it kept as they are)
+    border: Border = Border.PAD  # how the patches pad at the image border
+
+    @property
+    def recompute(self) -> float:
+        """Extra multiply-accumulates of the stage, as a fraction of the original stage's."""
+        return self.stage_macs_after / self.stage_macs_before - 1 if self.stage_macs_before \
+            else 0.0
+
+    def said(self, operators: str, bound: str) -> str:
+        """The rewrite in one line, for `--rewrite`'s `what`: `operators` names the runtime's
+        unit ("operators", "call nodes"), `bound` what the bounds measure."""
+        rows, cols = self.grid or (1, 1)
+        return (f"{operators} {self.split_from}-{self.split_after} run as {rows}x{cols} "
+                f"patches ({self.border.value} at the image border) assembled into "
+                f"{self.split_tensor}: stage multiply-accumulates "
+                f"+{self.recompute:.1%}, {bound} {self.lower_bound_before:,} B -> "
+                f"{self.lower_bound_after:,} B")

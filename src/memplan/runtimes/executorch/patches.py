@@ -39,6 +39,7 @@ from ...plan.order import Graph, Step, order_peak
 from ...plan.patches import (
     Grid,
     Kind,
+    PatchRewrite,
     StageOp,
     Window,
     border_pads,
@@ -76,28 +77,6 @@ _FUNCTIONAL = {
     aten.silu_.default: aten.silu.default, aten.hardswish_.default: aten.hardswish.default,
     aten.hardsigmoid_.default: aten.hardsigmoid.default, aten.clamp_.default: aten.clamp.default,
 }
-
-
-@dataclass(frozen=True)
-class PatchRewrite:
-    """The rewrite chosen, or why none was (`exported` None, `reason` said)."""
-
-    exported: Any  # torch.export.ExportedProgram
-    reason: str
-    split_node: str | None = None
-    split_after: int | None = None  # the stage's last operator, counted in call order
-    grid: tuple[int, int] | None = None
-    macs_before: int = 0  # the whole model's multiply-accumulates
-    macs_after: int = 0
-    stage_macs_before: int = 0
-    stage_macs_after: int = 0
-    bound_before: int = 0  # bytes live at once in the schedule (search's model)
-    bound_after: int = 0
-
-    @property
-    def recompute(self) -> float:
-        return self.stage_macs_after / self.stage_macs_before - 1 \
-            if self.stage_macs_before else 0.0
 
 
 class _Program:
@@ -499,15 +478,15 @@ def rewrite_patches(exported: Any, *, max_recompute: float = 0.2,
                     max_grid: int = MAX_GRID) -> PatchRewrite:
     """The program with its first stage run patch by patch, at the split point and grid
     with the lowest bound within `max_recompute` more multiply-accumulates in the stage;
-    `exported` None when no candidate is below the original (`reason` says why)."""
+    `model` None when no candidate is below the original (`reason` says why)."""
     p = _Program(exported)
     sig = exported.graph_signature
     if sig.buffers_to_mutate or getattr(sig, "user_inputs_to_mutate", None):
         return PatchRewrite(None, "the program writes over a buffer or an input")
     macs = model_macs(p)
     before = _original_bound(p)
-    unchanged = {"macs_before": macs, "macs_after": macs, "bound_before": before,
-                 "bound_after": before}
+    unchanged = {"macs_before": macs, "macs_after": macs, "lower_bound_before": before,
+                 "lower_bound_after": before}
     described = candidate_stages(p)
     if not described:
         return PatchRewrite(None, "no prefix of convolution, pooling and elementwise "

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ...errors import BudgetError
 from ...plan.contract import ModelView
 from ...plan.rewrites import Candidate, RewriteOptions
 from .patches import rewrite_patches
@@ -23,14 +24,10 @@ def patches(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
     `--max-recompute` more multiply-accumulates in the stage."""
     source = view.source
     found = rewrite_patches(source.exported, max_recompute=options.max_recompute)
-    if found.exported is None:
+    if found.model is None:
         return found.reason
-    rows, cols = found.grid
-    said = (f"call nodes 0-{found.split_after} run as {rows}x{cols} patches assembled into "
-            f"{found.split_node}: stage multiply-accumulates +{found.recompute:.1%}, "
-            f"bytes live at once {found.bound_before:,} B -> {found.bound_after:,} B "
-            "(before ExecuTorch's lowering)")
-    return Candidate(_view(view, found.exported, parts=True), (said,), found.macs_before,
+    said = found.said("call nodes", "bytes live at once") + " (before ExecuTorch's lowering)"
+    return Candidate(_view(view, found.model, parts=True), (said,), found.macs_before,
                      found.macs_after)
 
 
@@ -54,7 +51,12 @@ def inplace(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
     from .front_end import memplan_planner
 
     candidate = _view(view, view.source.exported, in_place=True)
-    lowered, _ = fe.lower(candidate, memplan_planner(view.source.pools, time_limit=None))
+    try:
+        lowered, _ = fe.lower(candidate, memplan_planner(view.source.pools, time_limit=None))
+    except BudgetError as err:
+        # memplan's check of the lowered plan refused it (two live tensors sharing bytes):
+        # the rewrite is left out, what the rewrites before it did is kept.
+        return f"in-place outputs not planned: {err}"
     shared = lowered.source.algorithm.shared
     if not shared:
         return "no operator writes over an input that dies there with the same shape, " \

@@ -34,7 +34,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import enum
-from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
@@ -44,6 +43,7 @@ from ...plan.patches import (
     Candidate,
     Grid,
     Kind,
+    PatchRewrite,
     Region,
     StageOp,
     Window,
@@ -84,34 +84,6 @@ class Objective(enum.Enum):
     # their relative offsets (`pack.rigid`), and the heuristics' head can be above the
     # bound around it.
     ARENA = "arena"
-
-
-@dataclass(frozen=True)
-class PatchRewrite:
-    """The rewrite chosen, or why none was (`model` None, `reason` said)."""
-
-    model: bytes | None
-    reason: str
-    split_tensor: str | None = None  # the stage's output, assembled from the patches
-    split_after: int | None = None  # index of the stage's last operator in the original
-    grid: tuple[int, int] | None = None  # patches along the height, the width
-    macs_before: int = 0  # the whole model's multiply-accumulates
-    macs_after: int = 0
-    stage_macs_before: int = 0
-    stage_macs_after: int = 0
-    lower_bound_before: int = 0  # of the schedule, as memplan plans it
-    lower_bound_after: int = 0
-    # TFLM's persistent tail, measured on its interpreter (Objective.ARENA; else None)
-    tail_before: int | None = None
-    tail_after: int | None = None
-    split_from: int = 0  # index of the stage's first operator (those before it kept as they are)
-    border: Border = Border.PAD  # how the patches pad at the image border
-
-    @property
-    def recompute(self) -> float:
-        """Extra multiply-accumulates of the stage, as a fraction of the original stage's."""
-        return self.stage_macs_after / self.stage_macs_before - 1 if self.stage_macs_before \
-            else 0.0
 
 
 def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int = MAX_GRID,

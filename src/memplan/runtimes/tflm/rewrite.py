@@ -59,13 +59,8 @@ def patches(fe: TfliteFrontEnd, view: ModelView, options: RewriteOptions) -> Can
     if found.model is None:
         return found.reason
     model = tfl.parse_tflite(found.model, view.path, view.source.kernels, view.source.core)
-    rows, cols = found.grid
-    said = (f"operators {found.split_from}-{found.split_after} run as {rows}x{cols} patches "
-            f"({found.border.value} at the image border) "
-            f"assembled into {found.split_tensor}: stage multiply-accumulates "
-            f"+{found.recompute:.1%}, schedule bound {found.lower_bound_before:,} B -> "
-            f"{found.lower_bound_after:,} B")
-    return Candidate(_view(fe, view, found.model, model), (said,),
+    return Candidate(_view(fe, view, found.model, model),
+                     (found.said("operators", "schedule bound"),),
                      found.macs_before, found.macs_after)
 
 
