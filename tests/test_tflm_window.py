@@ -6,13 +6,15 @@ shift changes the outputs (the run can fail)."""
 from __future__ import annotations
 
 import itertools
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 pytest.importorskip("tflite_micro")
 
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema  # noqa: E402
-from tflite_ops import Int8Net  # noqa: E402
+from tflite_ops import Graph, Int8Net  # noqa: E402
 
 from memplan.buffers import BufferRequest, pieces  # noqa: E402
 from memplan.plan.contract import ReadOptions  # noqa: E402
@@ -45,6 +47,31 @@ def _walk_shift(win: window.Window) -> int:
     return need
 
 
+def _runs_clean(win: window.Window, d: int) -> bool:
+    """Whether the kernel's loops, run over memory holding the input with the output
+    starting `d` bytes below it (negative: above), read only input bytes not yet
+    overwritten: each output element reads its window, then writes its bytes."""
+    n, h, w, c = win.input_shape
+    _, oh, ow, oc = win.output_shape
+    size, ii, oi = n * h * w * c * win.input_item, win.input_item, win.output_item
+    low = min(0, -d)
+    memory = np.full(max(size, -d + n * oh * ow * oc * oi) - low, -1, dtype=np.int64)
+    memory[-low:-low + size] = np.arange(size)
+    for j, (b, oy, ox, ch) in enumerate(itertools.product(range(n), range(oh), range(ow),
+                                                          range(oc))):
+        channels = range(c) if win.dense else [int(win.channel_base[ch])]
+        for fy, fx in itertools.product(range(win.kernel[0]), range(win.kernel[1])):
+            iy = oy * win.stride[0] - win.padding[0] + fy * win.dilation[0]
+            ix = ox * win.stride[1] - win.padding[1] + fx * win.dilation[1]
+            if 0 <= iy < h and 0 <= ix < w:
+                for k in channels:
+                    q = (((b * h + iy) * w + ix) * c + k) * ii
+                    if (memory[q - low:q - low + ii] != np.arange(q, q + ii)).any():
+                        return False
+        memory[-d + j * oi - low:-d + (j + 1) * oi - low] = -1
+    return True
+
+
 def _window_of(data: bytes, name: str) -> tuple[tfl.TfliteModel, tfl.TfliteOp]:
     model = tfl.parse_tflite(data, "m.tflite")
     return model, next(op for op in model.ops if op.name == name)
@@ -70,6 +97,41 @@ def _avg_pool(net: Int8Net, size: int, stride: int, padding: str) -> Int8Net:
     return net
 
 
+def _float(kind: str, size: int, channels: int, out: int = 0, kernel: int = 3,
+           stride: int = 1, multiplier: int = 1) -> SimpleNamespace:
+    """A float32 image through one CONV_2D, DEPTHWISE_CONV_2D, pool or PAD (SAME)."""
+    g = Graph(rng=np.random.default_rng(5))
+    x = g.tensor("input", [1, size, size, channels])
+    g.inputs = [x]
+    side = -(-size // stride)
+    inputs = [x]
+    if kind in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+        depthwise = kind == "DEPTHWISE_CONV_2D"
+        out = channels * multiplier if depthwise else out
+        shape = [1, kernel, kernel, out] if depthwise else [out, kernel, kernel, channels]
+        inputs += [g.weights("w", shape), g.weights("b", [out])]
+        options = schema.DepthwiseConv2DOptionsT() if depthwise else schema.Conv2DOptionsT()
+        if depthwise:
+            options.depthMultiplier = multiplier
+        code = getattr(schema.BuiltinOptions, "DepthwiseConv2DOptions" if depthwise
+                       else "Conv2DOptions")
+        options.dilationHFactor = options.dilationWFactor = 1
+    elif kind == "PAD":
+        inputs.append(g.tensor("paddings", [4, 2], "int32", data=np.array(
+            [[0, 0], [1, 1], [1, 1], [0, 0]], np.int32)))
+        options, code, out, side = schema.PadOptionsT(), schema.BuiltinOptions.PadOptions, \
+            channels, size + 2
+    else:
+        options, code, out = schema.Pool2DOptionsT(), schema.BuiltinOptions.Pool2DOptions, \
+            channels
+        options.filterHeight = options.filterWidth = kernel
+    if kind != "PAD":
+        options.padding, options.strideH, options.strideW = schema.Padding.SAME, stride, stride
+    y = g.tensor("output", [1, side, side, out])
+    g.op(kind, inputs, [y], options=options, options_type=code)
+    return SimpleNamespace(g=g, x=y)
+
+
 # One model per kind and geometry: the image in, the operator, its output out (the only
 # step, so it holds the bound).
 MODELS = {
@@ -87,6 +149,20 @@ MODELS = {
                                                                        "SAME")),
     "pad 1 all round": ("PAD", lambda: _net(12, 16).pad(1, 1, 1, 1)),
     "pad 0 1 0 1": ("PAD", lambda: _net(13, 8).pad(0, 1, 0, 1)),
+    "depthwise 3x3 multiplier 2": ("DEPTHWISE_CONV_2D",
+                                   lambda: _net(12, 8).conv(0, 3, depthwise=True, multiplier=2)),
+    "depthwise 3x3 stride 2 multiplier 3": (
+        "DEPTHWISE_CONV_2D", lambda: _net(12, 8).conv(0, 3, 2, depthwise=True, multiplier=3)),
+    "float conv 3x3 stride 1": ("CONV_2D", lambda: _float("CONV_2D", 10, 4, 8)),
+    "float conv 1x1 expanding": ("CONV_2D", lambda: _float("CONV_2D", 10, 4, 12, kernel=1)),
+    "float depthwise 3x3 stride 1": ("DEPTHWISE_CONV_2D",
+                                     lambda: _float("DEPTHWISE_CONV_2D", 10, 8)),
+    "float depthwise 3x3 stride 2 multiplier 2": (
+        "DEPTHWISE_CONV_2D", lambda: _float("DEPTHWISE_CONV_2D", 10, 4, stride=2, multiplier=2)),
+    "float max pool 3x3 stride 1": ("MAX_POOL_2D", lambda: _float("MAX_POOL_2D", 10, 8)),
+    "float average pool 3x3 stride 1": ("AVERAGE_POOL_2D",
+                                        lambda: _float("AVERAGE_POOL_2D", 10, 8)),
+    "float pad 1 all round": ("PAD", lambda: _float("PAD", 10, 8)),
 }
 
 
@@ -98,13 +174,28 @@ def _model(key: str) -> tuple[str, bytes]:
 
 
 @pytest.mark.parametrize("key", [k for k in MODELS if "dilated" in k or "stride 2" in k
-                                 or "1x1" in k or "max pool 3x3" in k or "pad" in k])
+                                 or "1x1" in k or "max pool 3x3" in k or "pad" in k
+                                 or "multiplier" in k or "float" in k])
 def test_shift_is_the_kernels_loop_walked_byte_by_byte(key):
     kind, data = _model(key)
     model, op = _window_of(data, kind)
     win = window.window(model, op)
     assert win is not None
     assert window.shift(win) == _walk_shift(win)
+
+
+@pytest.mark.parametrize("key", [k for k in MODELS if "stride 2" in k or "2x2" in k
+                                 or k == "depthwise 3x3 stride 1"])
+def test_above_is_the_least_aligned_place_above_the_input_the_walk_finds_safe(key):
+    kind, data = _model(key)
+    model, op = _window_of(data, kind)
+    win = window.window(model, op)
+    d = window.shift(win)
+    assert _runs_clean(win, d) and (d == 0 or not _runs_clean(win, d - 1))
+    a = window.above(win)
+    top = a if a is not None else 8 * tfl.ALIGNMENT
+    assert not any(_runs_clean(win, -b) for b in range(tfl.ALIGNMENT, top, tfl.ALIGNMENT))
+    assert a is None or _runs_clean(win, -a)
 
 
 def test_shift_of_known_shapes():
@@ -151,6 +242,11 @@ def test_each_kind_runs_at_its_shift_with_identical_outputs(key, tmp_path):
     ("max pool 3x3 stride 1", 16), ("average pool 3x3 stride 1", 16),
     ("conv 3x3 stride 2 valid", 16),  # its shift is 16: at its input's own offset
     ("depthwise 3x3 stride 2", 48),  # its shift is 0: three pixels above its input's start
+    ("depthwise 3x3 multiplier 2", 16), ("depthwise 3x3 stride 2 multiplier 3", 16),
+    ("float conv 3x3 stride 1", 16), ("float conv 1x1 expanding", 16),
+    ("float depthwise 3x3 stride 1", 16), ("float depthwise 3x3 stride 2 multiplier 2", 16),
+    ("float max pool 3x3 stride 1", 16), ("float average pool 3x3 stride 1", 16),
+    ("float pad 1 all round", 16),
     ("pad 1 all round", 16), ("pad 0 1 0 1", 16),
 ])
 def test_a_smaller_shift_changes_the_outputs(key, less, tmp_path, monkeypatch):
@@ -161,6 +257,7 @@ def test_a_smaller_shift_changes_the_outputs(key, less, tmp_path, monkeypatch):
     d = window.aligned_shift(window.window(model, op))
     # Fewer bytes below the input is never refused by the plan: only the run catches it.
     monkeypatch.setattr(window, "aligned_shift", lambda win: d - less)
+    monkeypatch.setattr(window, "above", lambda win: None)
     path = tmp_path / "m.tflite"
     path.write_bytes(data)
     fe, plan = _plan(path)
@@ -172,6 +269,30 @@ def test_a_smaller_shift_changes_the_outputs(key, less, tmp_path, monkeypatch):
     assert written.share_offsets[out] == less - d
     assert offsets[out] == offsets[src] - d + less
     assert not check_run(fe, plan).identical
+
+
+@pytest.mark.parametrize("key,up,safe", [
+    ("depthwise 3x3 stride 2", 16, True), ("max pool 2x2 stride 2", 16, True),
+    ("depthwise 3x3 stride 2", 32, False), ("max pool 2x2 stride 2", 48, False)])
+def test_a_strided_window_runs_above_its_input(key, up, safe, tmp_path, monkeypatch):
+    """At `above` (16 B over its input's start) the outputs are TFLM's own; at a place the
+    walk finds unsafe they change (the run can fail)."""
+    kind, data = _model(key)
+    model, op = _window_of(data, kind)
+    win = window.window(model, op)
+    assert (window.above(win) == up) is safe and _runs_clean(win, -up) is safe
+    monkeypatch.setattr(window, "aligned_shift", lambda win: -up)
+    monkeypatch.setattr(window, "above", lambda win: None)
+    path = tmp_path / "m.tflite"
+    path.write_bytes(data)
+    fe, plan = _plan(path)
+    (done,) = plan.rewrites
+    assert done.kept, done.reason
+    out, src = op.outputs[0], op.slots[0]
+    assert plan.view.source.model.share_offsets[out] == up
+    offsets = plan.arenas[0].offsets
+    assert offsets[out] == offsets[src] + up
+    assert check_run(fe, plan).identical is safe
 
 
 def test_a_staggered_group_packs_as_pieces_per_step():

@@ -402,7 +402,8 @@ class Int8Net:
         return w, b
 
     def conv(self, filters: int, kernel: int = 1, stride: int = 1, *, depthwise: bool = False,
-             padding: str = "SAME", activation: int = _RELU6, dilation: int = 1) -> Int8Net:
+             padding: str = "SAME", activation: int = _RELU6, dilation: int = 1,
+             multiplier: int = 1) -> Int8Net:
         _, h, w, c = self.shape
         span = (kernel - 1) * dilation + 1
         if padding == "SAME":
@@ -410,10 +411,10 @@ class Int8Net:
         else:
             oh, ow = (h - span) // stride + 1, (w - span) // stride + 1
         if depthwise:
-            filters = c
-            wt, bias = self._weights([1, kernel, kernel, c], c, kernel * kernel)
+            filters = c * multiplier
+            wt, bias = self._weights([1, kernel, kernel, filters], filters, kernel * kernel)
             options = schema.DepthwiseConv2DOptionsT()
-            options.depthMultiplier = 1
+            options.depthMultiplier = multiplier
             name, kind = "DEPTHWISE_CONV_2D", schema.BuiltinOptions.DepthwiseConv2DOptions
         else:
             wt, bias = self._weights([filters, kernel, kernel, c], filters, kernel * kernel * c)

@@ -104,11 +104,15 @@ def released_in_parts(group: Sequence[BufferRequest]) -> bool:
 
 
 def staggered(group: Sequence[BufferRequest]) -> bool:
-    """The group has a member placed below the buffer it shares (`share_offset` < 0: an
-    output written over its dying input at a lower address, as a windowed operator may):
-    its members' bytes are not one block for the group's whole lifetime."""
-    return len(group) > 1 and any(b.shares_with is not None and b.share_offset < 0
-                                  for b in group)
+    """The group has a member placed off the start of the buffer it shares and made after
+    it (an output written over its dying input below or above its address, as a windowed
+    operator may; a join's inputs, inside their output, are made before it): its members'
+    bytes are not one block for the group's whole lifetime."""
+    start = {b.key: b.start for b in group}
+    return len(group) > 1 and any(
+        b.shares_with is not None and (b.share_offset < 0 or (
+            b.share_offset > 0 and b.start > start.get(b.shares_with, b.start)))
+        for b in group)
 
 
 def pieces(group: Sequence[BufferRequest]) -> list[Piece]:

@@ -44,11 +44,11 @@ from . import model as tfl
 
 # Operator -> element types of its input and output a test ran it with at `shift`.
 KINDS: dict[str, frozenset[str]] = {
-    "CONV_2D": frozenset({"INT8"}),
-    "DEPTHWISE_CONV_2D": frozenset({"INT8"}),
-    "AVERAGE_POOL_2D": frozenset({"INT8"}),
-    "MAX_POOL_2D": frozenset({"INT8"}),
-    "PAD": frozenset({"INT8"}),
+    "CONV_2D": frozenset({"INT8", "FLOAT32"}),
+    "DEPTHWISE_CONV_2D": frozenset({"INT8", "FLOAT32"}),
+    "AVERAGE_POOL_2D": frozenset({"INT8", "FLOAT32"}),
+    "MAX_POOL_2D": frozenset({"INT8", "FLOAT32"}),
+    "PAD": frozenset({"INT8", "FLOAT32"}),
 }
 _SAME = 0  # schema.Padding.SAME (VALID is 1)
 
@@ -67,6 +67,7 @@ class Window:
     channel_base: np.ndarray
     input_item: int  # bytes per element
     output_item: int
+    dense: bool = False  # each output channel reads every input channel (CONV_2D)
 
 
 def window(model: tfl.TfliteModel, op: tfl.TfliteOp) -> Window | None:
@@ -94,12 +95,14 @@ def window(model: tfl.TfliteModel, op: tfl.TfliteOp) -> Window | None:
             return None
         kernel = (int(f[1]), int(f[2]))
         dilation = (int(o.dilationHFactor or 1), int(o.dilationWFactor or 1))
-        # Grouped convolutions and depth multipliers above 1 read other channels: the
-        # rule would cover them (`channel_base`), but no test ran one, so they are left.
+        # Grouped convolutions read a group's channels: the rule would cover them
+        # (`channel_base`), but no test ran one, so they are left. A depthwise output
+        # channel ic * m + k reads input channel ic (the kernels' `ic`, `m` loops).
         if (op.name == "CONV_2D" and int(f[3]) != c) or (
-                op.name == "DEPTHWISE_CONV_2D" and oc != c):
+                op.name == "DEPTHWISE_CONV_2D" and (oc % c or int(f[3]) != oc)):
             return None
-        base = np.zeros(oc, dtype=np.int64) if op.name == "CONV_2D" else np.arange(oc)
+        base = np.zeros(oc, dtype=np.int64) if op.name == "CONV_2D" else \
+            np.arange(oc) // (oc // c)
     else:
         kernel = (int(o.filterHeight), int(o.filterWidth))
         dilation = (1, 1)
@@ -117,7 +120,8 @@ def window(model: tfl.TfliteModel, op: tfl.TfliteOp) -> Window | None:
             return None
         padding.append(max(0, (got - 1) * s + span - size) // 2)
     return Window(src.shape, out.shape, kernel, stride, dilation, tuple(padding), base,
-                  src.nbytes // (n * h * w * c), out.nbytes // (n * oh * ow * oc))
+                  src.nbytes // (n * h * w * c), out.nbytes // (n * oh * ow * oc),
+                  op.name == "CONV_2D")
 
 
 def _pad(model: tfl.TfliteModel, op: tfl.TfliteOp, src: tfl.TfliteTensor,
@@ -151,7 +155,9 @@ def _first_read(out: int, size: int, kernel: int, stride: int, dilation: int, pa
 
 def shift(win: Window) -> int:
     """The smallest `d` (bytes, not yet aligned) such that the output written `d` bytes
-    below the input never overwrites an input byte a later output element reads."""
+    below the input never overwrites an input byte a later output element reads. It may
+    be negative: the output then starts above the input (a stride-2 window's first
+    writes trail its reads by more than they take)."""
     n, h, w, c = win.input_shape
     _, oh, ow, oc = win.output_shape
     ys = _first_read(oh, h, win.kernel[0], win.stride[0], win.dilation[0], win.padding[0])
@@ -168,13 +174,59 @@ def shift(win: Window) -> int:
     return max(0, int((ends[hit] - later[hit]).max(initial=0)))
 
 
+def _last_read(out: int, size: int, kernel: int, stride: int, dilation: int, pad: int
+               ) -> np.ndarray:
+    """Per input index along one axis, the highest output index whose window reads it (-1:
+    none)."""
+    o, f = np.meshgrid(np.arange(out), np.arange(kernel), indexing="ij")
+    at = (o * stride - pad + f * dilation).reshape(-1)
+    inside = (at >= 0) & (at < size)
+    last = np.full(size, -1, dtype=np.int64)
+    np.maximum.at(last, at[inside], o.reshape(-1)[inside])
+    return last
+
+
+def above(win: Window) -> int | None:
+    """The least `a` (a multiple of TFLM's alignment, below the input's size) such that the
+    output written `a` bytes above the input's start never overwrites an input byte a
+    later output element reads, or None. Output element j then writes input bytes from
+    a + j * (output bytes per element): input element p, last read by element L(p), is
+    safe when it is never written (below `a`) or written by an element after L(p), so `a`
+    is safe when min over p with p * item >= a of (p * item - L(p) * output item) >= a, a
+    suffix minimum over the input's elements (the suffix starting where the output does).
+    A strided window reads its first input rows long before it writes its last output
+    rows, so its output may sit above its input."""
+    n, h, w, c = win.input_shape
+    _, oh, ow, oc = win.output_shape
+    ly = _last_read(oh, h, win.kernel[0], win.stride[0], win.dilation[0], win.padding[0])
+    lx = _last_read(ow, w, win.kernel[1], win.stride[1], win.dilation[1], win.padding[1])
+    if win.dense:
+        lc = np.full(c, oc - 1, dtype=np.int64)
+    else:
+        lc = np.full(c, -1, dtype=np.int64)
+        np.maximum.at(lc, win.channel_base.astype(np.int64), np.arange(oc))
+    b = np.arange(n)[:, None, None, None]
+    y, x, ch = ly[None, :, None, None], lx[None, None, :, None], lc[None, None, None, :]
+    last = ((b * oh + y) * ow + x) * oc + ch
+    slack = np.arange(n * h * w * c, dtype=np.int64).reshape(n, h, w, c) * win.input_item \
+        - last * win.output_item
+    none = np.iinfo(np.int64).max
+    slack = np.where((y >= 0) & (x >= 0) & (ch >= 0), slack, none).reshape(-1)
+    suffix = np.minimum.accumulate(slack[::-1])[::-1]
+    size = n * h * w * c * win.input_item
+    for a in range(tfl.ALIGNMENT, size, tfl.ALIGNMENT):
+        if a % win.input_item == 0 and suffix[a // win.input_item] >= a:
+            return a
+    return None
+
+
 def aligned_shift(win: Window) -> int:
     return -(-shift(win) // tfl.ALIGNMENT) * tfl.ALIGNMENT
 
 
 def candidate(model: tfl.TfliteModel, op: tfl.TfliteOp) -> tuple[int, int, int] | None:
     """(output key, input key, d) when `op`'s output may be written `d` bytes below its
-    input (`eligible`)."""
+    input (`eligible`; a negative `d`: above its start)."""
     win = eligible(model, op)
     if win is None:
         return None
@@ -220,17 +272,22 @@ def choose(model: tfl.TfliteModel, measure: Measure) -> tuple[tfl.TfliteModel, l
     found.sort(key=lambda f: (-f[0], f[1].index))
     best = measure(model)
     done = []
-    for _, op, (out, src, d) in found:
+    for _, op, (out, src, least) in found:
         if eligible(model, op) is None:
             continue  # its input is now written over by an earlier choice
-        tried = with_share(model, out, src, d)
-        key = measure(tried)
+        # Above the input (a negative shift) the pair spans more than below it when the
+        # output is the larger, but a chain drifting down may need it back up: both are
+        # weighed.
+        up = above(window(model, op))
+        tries = [(measure(t), d, t) for d in [least, *([-up] if up is not None else [])]
+                 for t in [with_share(model, out, src, d)]]
+        key, d, tried = min(tries, key=lambda k: (k[0], -k[1]))  # tied: the tighter pair
         if key < best:
             model, best = tried, key
             a, b = model.tensors[src], model.tensors[out]
-            done.append(f"{op.name} #{op.index} writes over {a.name} at -{d:,} B "
-                        f"({a.size:,} B in, {b.size:,} B out: "
-                        f"{d + max(a.size, b.size - d):,} B together)")
+            span = max(a.size, b.size - d) - min(0, -d)
+            done.append(f"{op.name} #{op.index} writes over {a.name} at {-d:+,} B "
+                        f"({a.size:,} B in, {b.size:,} B out: {span:,} B together)")
     return model, done
 
 
