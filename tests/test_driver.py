@@ -207,9 +207,9 @@ def test_rigid_groups_are_placed_by_first_fit_not_stacked_at_the_base():
 
     problem, rigid, _ = _pieces_problem([[b] for b in buffers], 1, None)
     assert _stacked(rigid, problem) == (0, 300)
-    only_stacked = pack_rigid(problem, rigid, PackOptions(exact=True, time_limit=2),
-                              bases={"stacked": _stacked(rigid, problem)}, orders=(),
-                              hang=False)
+    only_stacked = pack_rigid(problem, PackOptions(
+        exact=True, time_limit=2, rigid=tuple(rigid),
+        rigid_bases={"stacked": _stacked(rigid, problem)}), orders=(), hang=False)
     assert only_stacked.peak == 600
     whole = tuple(dataclasses.replace(b, parts=()) for b in buffers)
     [blocks] = plan_arena(Arena("arena", whole, 1), time_limit=2)

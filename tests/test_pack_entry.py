@@ -12,7 +12,7 @@ from conftest import REPO
 
 from memplan import api
 from memplan.errors import InputError
-from memplan.pack import Buffer, PackOptions, PlanStatus, Problem, pack
+from memplan.pack import Buffer, PackOptions, PlanStatus, Problem, Rigid, pack
 
 MOBILENET = REPO / "examples" / "mobilenet_blocks.294912.csv"
 # Two 3-byte buffers aligned to 4, live together: 6 bytes live at once, but the second
@@ -120,3 +120,20 @@ def test_in_order_packs_first_fit_in_the_order_given() -> None:
     result = pack(problem, PackOptions(order=(1, 0, 2)))
     # b first at 0; a above it at 4; c, live with b only, above b at 4
     assert result.solution.offsets == (4, 0, 4) and result.peak == 12
+
+
+def test_rigid_groups_go_through_the_one_entry_point() -> None:
+    # a tensor released in two bands (8 bytes each, the low band dead at step 2) and a
+    # buffer born at step 2: packed freely, c would take any free 8 bytes; kept rigid, the
+    # bands stay 8 apart and c fits only in the low band's bytes once it is dead
+    problem = Problem((Buffer("t[0:8]", 0, 2, 8), Buffer("t[8:16]", 0, 4, 8),
+                       Buffer("c", 2, 4, 8)))
+    groups = (Rigid((0, 1), (0, 8)),)
+    result = pack(problem, PackOptions(exact=True, rigid=groups))
+    a, b, c = result.solution.offsets
+    assert b - a == 8 and result.peak == 16 == result.lower_bound
+    assert c == a and result.status is PlanStatus.AT_BOUND
+    # a pin the caller proposes is tried too: stacking the group above 16 bytes is worse
+    # and is not what is kept
+    high = pack(problem, PackOptions(exact=True, rigid=groups, rigid_bases={"high": (16,)}))
+    assert high.peak == 16

@@ -24,14 +24,14 @@ _HOMES = {
     "live_bytes_profile": "bound", "lower_bound": "bound",
     "format_solution": "csvio", "parse_problem": "csvio", "read_problem": "csvio",
     "PackOptions": "packer", "pack": "packer", "PackResult": "result", "PlanStatus": "result",
-    "Buffer": "problem", "Problem": "problem", "Solution": "problem",
+    "Buffer": "problem", "Problem": "problem", "Rigid": "problem", "Solution": "problem",
 }
 
 if TYPE_CHECKING:
     from .bound import live_bytes_profile, lower_bound
     from .csvio import format_solution, parse_problem, read_problem
     from .packer import PackOptions, pack
-    from .problem import Buffer, Problem, Solution
+    from .problem import Buffer, Problem, Rigid, Solution
     from .result import PackResult, PlanStatus
 
 
@@ -46,7 +46,8 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "Buffer", "InvalidPlan", "PackOptions", "PackResult", "PlanStatus", "Problem", "Solution",
+    "Buffer", "InvalidPlan", "PackOptions", "PackResult", "PlanStatus", "Problem", "Rigid",
+    "Solution",
     "format_solution", "live_bytes_profile", "lower_bound", "pack", "parse_problem",
     "read_problem", "validate", "violations",
 ]

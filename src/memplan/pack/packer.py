@@ -1,6 +1,7 @@
 """The one entry point of packing: the greedy plan, the exact search when asked, the
 best of them and of the plans already in hand (`incumbents`: the runtime's own, a
-placement's), and how good the plan kept is (`PlanStatus`), labelled once, here.
+placement's), groups kept rigid (`rigid.py`), and how good the plan kept is
+(`PlanStatus`), labelled once, here.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 from .bound import lower_bound
 from .greedy.heuristics import pack_by_parts, place_in_order, prepare_greedy
-from .problem import Problem, Solution
+from .problem import Problem, Rigid, Solution
 from .result import PackResult, PlanStatus
 from .search.start import greedy_start, settled_status
 from .search.status import SolveStatus
@@ -47,6 +48,11 @@ class PackOptions:
     # Place the buffers in this order (indices into the problem's), each at its lowest
     # fitting offset, and nothing else: a runtime's own greedy planner, for comparison.
     order: tuple[int, ...] | None = None
+    # Groups of buffers that keep their relative offsets (a tensor released in parts, a
+    # share group at several offsets): placed by `rigid.py`, the rest packed around them.
+    rigid: tuple[Rigid, ...] = ()
+    # Candidate bases of the rigid groups, by name, one per group (e.g. a caller's stacking).
+    rigid_bases: Mapping[str, tuple[int, ...]] | None = None
     # Hears (best peak, proven bound) of every improvement the search makes.
     on_progress: Callable[[int, int], None] | None = None
 
@@ -70,6 +76,10 @@ def pack(problem: Problem, options: PackOptions | None = None) -> PackResult:
         options = PackOptions()
     if options.order is not None:
         return _in_order(problem, options.order)
+    if options.rigid:
+        from .rigid import pack_rigid  # imports this module
+
+        return pack_rigid(problem, options)
     if options.incumbents is not None:
         return _keep_best(problem, options)
     if options.searches:

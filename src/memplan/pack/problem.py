@@ -50,3 +50,13 @@ class Solution:
             (off + b.size for off, b in zip(self.offsets, problem.buffers, strict=True)),
             default=0,
         )
+
+
+@dataclass(frozen=True)
+class Rigid:
+    """Buffers of a problem that move together: member i at `base + offsets[i]`
+    (`PackOptions.rigid`; placed by `rigid.py`)."""
+
+    members: tuple[int, ...]  # indices into the problem's buffers
+    offsets: tuple[int, ...]  # above the group's base, one per member
+    alignment: int = 1  # of the base (each member's own is implied by its offset)

@@ -18,23 +18,14 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .bound import lower_bound
 from .packer import PackOptions, pack
-from .problem import Buffer, Problem, Solution
+from .problem import Buffer, Problem, Rigid, Solution
 from .result import PackResult, PlanStatus
 from .validate import validate
-
-
-@dataclass(frozen=True)
-class Rigid:
-    """Buffers of a problem that move together: member i at `base + offsets[i]`."""
-
-    members: tuple[int, ...]  # indices into the problem's buffers
-    offsets: tuple[int, ...]  # above the group's base, one per member
-    alignment: int = 1  # of the base (each member's own is implied by its offset)
 
 
 class RigidOrder(enum.Enum):
@@ -198,17 +189,19 @@ def pinned(problem: Problem, groups: Sequence[Rigid], bases: Sequence[int]) -> P
     return Problem(tuple(fixed), problem.capacity)
 
 
-def pack_rigid(problem: Problem, groups: Sequence[Rigid], options: PackOptions, *,
-               bases: Mapping[str, Sequence[int]] | None = None,
+def pack_rigid(problem: Problem, options: PackOptions, *,
                orders: Sequence[RigidOrder] = ORDERS, hang: bool = True,
                searched: int = SEARCHED) -> PackResult:
-    """The lowest plan of `problem` keeping `groups` rigid. Candidate pins: a first fit
-    per order, the groups hung below the bound (`hung`), each of `options.incumbents`'
-    own, the `bases` given. Each candidate's problem (its groups pinned) is packed by the
+    """The lowest plan of `problem` keeping `options.rigid` rigid (`pack` comes here when
+    given rigid groups). Candidate pins: a first fit per order, the groups hung below the
+    bound (`hung`), each of `options.incumbents`' own, `options.rigid_bases`. Each
+    candidate's problem (its groups pinned) is packed by the
     heuristics, the plans in hand that keep those pins its incumbents; when
     `options.searches`, the `searched` lowest are searched, lowest first, until one
     reaches the bound. The result is on `problem` as given, its bound the unpinned
     problem's; its status never says optimal (a search proves that only of its pins)."""
+    groups, bases = options.rigid, options.rigid_bases
+    options = dataclasses.replace(options, rigid=(), rigid_bases=None)
     bound = lower_bound(problem)
     full: dict[str, Solution] = {}
     for order in orders:

@@ -34,12 +34,12 @@ from ..pack import (
     PackResult,
     PlanStatus,
     Problem,
+    Rigid,
     Solution,
     lower_bound,
     pack,
     validate,
 )
-from ..pack.rigid import Rigid, pack_rigid
 from ..place.model import Placement
 from ..targets import Target
 from . import entry_for, load
@@ -501,13 +501,9 @@ def _pack_space(arena: Arena, name: str, groups: list[list[BufferRequest]], alig
     incumbents = {k: tuple(o + p.offset for o, g in zip(v, packed, strict=True)
                            for p in pieces(g))
                   for k, v in incumbents.items()}
-    if rigid:
-        solved = pack_rigid(problem, rigid, PackOptions(
-            exact=bool(time_limit), time_limit=time_limit, incumbents=incumbents),
-            bases={"stacked": _stacked(rigid, problem)})
-    else:
-        solved = pack(problem, PackOptions(exact=bool(time_limit), time_limit=time_limit,
-                                           incumbents=incumbents))
+    solved = pack(problem, PackOptions(
+        exact=bool(time_limit), time_limit=time_limit, incumbents=incumbents,
+        rigid=tuple(rigid), rigid_bases={"stacked": _stacked(rigid, problem)} if rigid else None))
     starts = [solved.solution.offsets[i] - pieces(g)[0].offset
               for g, i in zip(packed, first, strict=True)]
     offsets: dict[Key, int] = {}
