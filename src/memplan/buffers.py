@@ -8,7 +8,9 @@ the front end's own step numbering.
 A buffer released in parts: a buffer whose byte ranges die at different steps (a stage
 input read patch by patch: a row band is dead once the last patch slicing it has run)
 carries `parts`, each a byte range of it and the step its bytes die. The driver plans
-such a buffer (alone in its share group) as one rectangle per part, the rectangles kept
+such a buffer (alone in its share group, or with sharers inside its bytes: a part is then
+held from the first step of any member over it, such as the input an in-place output is
+written over, to the last) as one rectangle per part, the rectangles kept
 at their relative offsets (a rigid group, `pack.rigid`: placed by first fit over time x
 address among the other buffers, then pinned), so later buffers reuse the bands freed;
 the lower bound and the offline-plan check count the rectangles (`pieces`). The runtime
