@@ -3,7 +3,8 @@ arena or ExecuTorch's pools before and after, MAC overhead, outputs compared, be
 MCUNetV2's published reductions.
 
     python benchmarks/issue34_table.py [--runtime tflm|executorch] [--only NAME ...]
-                                       [--rows FILE] [--print] [TFLITE | FOLDER ...]
+                                       [--rows FILE] [--print] [--families]
+                                       [TFLITE | FOLDER ...]
 
 Each row measured is kept in `--rows` (default benchmarks/issue34_rows.json), by runtime
 and model, with the date and commit it was measured at; the table printed is every row
@@ -97,6 +98,8 @@ def kind(runtime: str, name: str) -> str:
         return "MLPerf Tiny"
     if name.startswith("tflm_"):
         return "tflite-micro"
+    if name.startswith("seanet_"):
+        return "tflite-micro integration"
     return ".tflite built here"
 
 
@@ -125,6 +128,33 @@ def table(rows: dict) -> list[tuple]:
     return out
 
 
+def families(rows: dict) -> list[tuple]:
+    """One line per family of rows (the model's name without its trailing number: the
+    tflite-micro integration tests' layers, `seanet_conv_conv0` ... `conv21`)."""
+    groups: dict[str, list[dict]] = {}
+    for key, r in rows.items():
+        groups.setdefault(key.split("/", 1)[0] + "/" + key.split("/", 1)[1].rstrip(
+            "0123456789"), []).append(r)
+    out = []
+    for family, rs in sorted(groups.items()):
+        xs = sorted(r["after"] / r["before"] for r in rs if r.get("before") and r.get("after"))
+        kept: dict[str, int] = {}
+        for r in rs:
+            what = ",".join(r.get("kept", [])) or "none"
+            kept[what] = kept.get(what, 0) + 1
+        spread = [f"{x:.3f}" for x in (xs[0], xs[len(xs) // 2], xs[-1])] if xs else ["-"] * 3
+        out.append((family, len(rs), len(xs), *spread,
+                    sum(x <= 0.5 for x in xs),
+                    " ".join(f"{k}:{n}" for k, n in sorted(kept.items())),
+                    sum(r.get("identical") is True for r in rs),
+                    " ".join(sorted({r["measured"] for r in rs}))))
+    return out
+
+
+FAMILY_HEADERS = ("family", "files", "measured", "x min", "x median", "x max", "<= 0.5x",
+                  "kept", "identical", "measured at")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path,
@@ -135,6 +165,9 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="measure these models only")
     parser.add_argument("--rows", type=Path, default=ROWS)
     parser.add_argument("--print", action="store_true", help="measure nothing")
+    parser.add_argument("--families", action="store_true",
+                        help="print one line per family of numbered models (the median is "
+                        "the upper one of an even count)")
     parser.add_argument("--time-limit", type=float, default=None,
                         help="exact search per model (default: 10 s on TFLM, 2 s on "
                         "ExecuTorch, as the earlier tables)")
@@ -161,7 +194,10 @@ def main() -> None:
             # Written after each model: a long run keeps what it measured.
             args.rows.write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
             print(f"  {runtime} {name}: done", file=sys.stderr, flush=True)
-    print(format_table(HEADERS, table(rows)))
+    if args.families:
+        print(format_table(FAMILY_HEADERS, families(rows)))
+    else:
+        print(format_table(HEADERS, table(rows)))
 
 
 if __name__ == "__main__":

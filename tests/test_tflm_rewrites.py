@@ -86,10 +86,10 @@ def test_rewrite_is_not_kept_when_the_bound_does_not_drop(tmp_path):
 
 
 @pytest.mark.parametrize("kind,dtype,constant_first,out_dtype", [
-    *((k, "float32", False, None) for k in KINDS if k != "QUANTIZE"),
+    # Every kind and element type `KINDS` accepts (QUANTIZE: a requantization, int to int).
+    *((k, t.lower(), False, None) for k, kind in KINDS.items() for t in sorted(kind.types)),
     ("ADD", "float32", True, None), ("MUL", "float32", True, None),
-    *((k, "int8", False, None) for k in KINDS),
-    ("ADD", "int8", True, None),
+    ("ADD", "int8", True, None), ("MAXIMUM", "int16", True, None),
     ("QUANTIZE", "float32", False, "int8"),  # narrowing: 4 bytes in, 1 out
 ])
 def test_each_in_place_kind_runs_in_place_on_tflm(kind, dtype, constant_first, out_dtype,

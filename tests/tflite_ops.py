@@ -265,10 +265,26 @@ BINARY_OPTIONS = {
     "ADD": (schema.AddOptionsT, schema.BuiltinOptions.AddOptions),
     "SUB": (schema.SubOptionsT, schema.BuiltinOptions.SubOptions),
     "MUL": (schema.MulOptionsT, schema.BuiltinOptions.MulOptions),
+    "MAXIMUM": (schema.MaximumMinimumOptionsT, schema.BuiltinOptions.MaximumMinimumOptions),
+    "MINIMUM": (schema.MaximumMinimumOptionsT, schema.BuiltinOptions.MaximumMinimumOptions),
 }
-BINARY = ("ADD", "SUB", "MUL")
-# Quantization TFLM's int8 kernels require of an output (LOGISTIC: 1/256 at -128, TANH 1/128).
+BINARY = tuple(BINARY_OPTIONS)
+
+
+def _leaky_relu_options():
+    options = schema.LeakyReluOptionsT()
+    options.alpha = 0.2
+    return options
+
+
+UNARY_OPTIONS = {
+    "LEAKY_RELU": (_leaky_relu_options, schema.BuiltinOptions.LeakyReluOptions),
+    "HARD_SWISH": (schema.HardSwishOptionsT, schema.BuiltinOptions.HardSwishOptions),
+}
+# Quantization TFLM's integer kernels require of an output (LOGISTIC: 1/256 at -128, TANH
+# 1/128; int16: 1/32768 at 0 for both).
 INT8_OUT = {"LOGISTIC": (1 / 256, -128), "TANH": (1 / 128, 0)}
+INT16_OUT = {"LOGISTIC": (1 / 32768, 0), "TANH": (1 / 32768, 0)}
 
 
 def _grow(g: Graph, x: int, width: int, times: int, dtype: str, quant: dict) -> int:
@@ -287,15 +303,22 @@ def kernel_model(kind: str, dtype: str, *, constant_first: bool = False,
     such tensors, or a constant and one): the kind's step holds the bound, so an output
     written over its input lowers it. `out_dtype` (QUANTIZE) narrows the output."""
     g = Graph()
-    quant = {"scale": 0.05, "zero_point": 3} if dtype == "int8" else {}
+    # TFLM's int16 kernels take symmetric quantization only (zero point 0).
+    quant = {"int8": {"scale": 0.05, "zero_point": 3},
+             "int16": {"scale": 0.0005, "zero_point": 0}}.get(dtype, {})
     width, times = 128, 8  # CONCATENATION takes at most 10 inputs
     x = g.tensor("x", [1, width], dtype, **quant)
     t = _grow(g, x, width, times, dtype, quant)
     out_quant = dict(quant)
-    if dtype == "int8" and kind in INT8_OUT:
-        out_quant = dict(zip(("scale", "zero_point"), INT8_OUT[kind], strict=True))
+    fixed = {"int8": INT8_OUT, "int16": INT16_OUT}.get(dtype, {})
+    if kind in fixed:
+        out_quant = dict(zip(("scale", "zero_point"), fixed[kind], strict=True))
     elif kind == "QUANTIZE" and "int8" in (dtype, out_dtype):
         out_quant = {"scale": 0.03, "zero_point": -5}
+    elif kind == "QUANTIZE" and dtype == "int16":
+        out_quant = {"scale": 0.0003, "zero_point": 0}
+    elif kind == "HARD_SWISH" and dtype == "int8":
+        out_quant = {"scale": 0.03, "zero_point": -10}  # another scale: the int8 kernel rescales
     y = g.tensor("y", [1, width * times], out_dtype or dtype, **out_quant)
     if kind in BINARY:
         if constant_first:
@@ -305,6 +328,9 @@ def kernel_model(kind: str, dtype: str, *, constant_first: bool = False,
             inputs = [t, _grow(g, x, width, times, dtype, quant)]
         make, code = BINARY_OPTIONS[kind]
         g.op(kind, inputs, [y], options=make(), options_type=code)
+    elif kind in UNARY_OPTIONS:
+        make, code = UNARY_OPTIONS[kind]
+        g.op(kind, [t], [y], options=make(), options_type=code)
     else:
         g.op(kind, [t], [y])
     g.inputs, g.outputs = [x], [y]
