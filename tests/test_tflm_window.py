@@ -77,8 +77,8 @@ def _window_of(data: bytes, name: str) -> tuple[tfl.TfliteModel, tfl.TfliteOp]:
     return model, next(op for op in model.ops if op.name == name)
 
 
-def _net(size: int, channels: int) -> Int8Net:
-    return Int8Net.start(size, channels, seed=3)
+def _net(size: int, channels: int, dtype: str = "int8") -> Int8Net:
+    return Int8Net.start(size, channels, seed=3, dtype=dtype)
 
 
 def _avg_pool(net: Int8Net, size: int, stride: int, padding: str) -> Int8Net:
@@ -90,7 +90,7 @@ def _avg_pool(net: Int8Net, size: int, stride: int, padding: str) -> Int8Net:
     oh, ow = (-(-h // stride), -(-w // stride)) if padding == "SAME" else \
         ((h - size) // stride + 1, (w - size) // stride + 1)
     shape = [1, oh, ow, c]
-    y = net.g.tensor("avg_pool", shape, "int8", scale=net.scale)
+    y = net.g.tensor("avg_pool", shape, net.dtype, scale=net.scale)
     net.g.op("AVERAGE_POOL_2D", [net.x], [y], options=options,
              options_type=schema.BuiltinOptions.Pool2DOptions)
     net.x, net.shape = y, shape
@@ -163,6 +163,14 @@ MODELS = {
     "float average pool 3x3 stride 1": ("AVERAGE_POOL_2D",
                                         lambda: _float("AVERAGE_POOL_2D", 10, 8)),
     "float pad 1 all round": ("PAD", lambda: _float("PAD", 10, 8)),
+    "int16 conv 3x3 stride 1": ("CONV_2D", lambda: _net(12, 8, "int16").conv(16, 3)),
+    "int16 conv 1x1 expanding": ("CONV_2D", lambda: _net(12, 8, "int16").conv(24, 1)),
+    "int16 depthwise 3x3 stride 1": ("DEPTHWISE_CONV_2D",
+                                     lambda: _net(12, 16, "int16").conv(0, 3, depthwise=True)),
+    "int16 max pool 3x3 stride 1": ("MAX_POOL_2D", lambda: _net(12, 16, "int16").max_pool(3, 1)),
+    "int16 average pool 3x3 stride 1": ("AVERAGE_POOL_2D", lambda: _avg_pool(
+        _net(12, 16, "int16"), 3, 1, "SAME")),
+    "int16 pad 1 all round": ("PAD", lambda: _net(12, 16, "int16").pad(1, 1, 1, 1)),
 }
 
 
@@ -175,7 +183,7 @@ def _model(key: str) -> tuple[str, bytes]:
 
 @pytest.mark.parametrize("key", [k for k in MODELS if "dilated" in k or "stride 2" in k
                                  or "1x1" in k or "max pool 3x3" in k or "pad" in k
-                                 or "multiplier" in k or "float" in k])
+                                 or "multiplier" in k or "float" in k or "int16" in k])
 def test_shift_is_the_kernels_loop_walked_byte_by_byte(key):
     kind, data = _model(key)
     model, op = _window_of(data, kind)
@@ -248,6 +256,9 @@ def test_each_kind_runs_at_its_shift_with_identical_outputs(key, tmp_path):
     ("float max pool 3x3 stride 1", 16), ("float average pool 3x3 stride 1", 16),
     ("float pad 1 all round", 16),
     ("pad 1 all round", 16), ("pad 0 1 0 1", 16),
+    ("int16 conv 3x3 stride 1", 16), ("int16 conv 1x1 expanding", 16),
+    ("int16 depthwise 3x3 stride 1", 16), ("int16 max pool 3x3 stride 1", 16),
+    ("int16 average pool 3x3 stride 1", 16), ("int16 pad 1 all round", 16),
 ])
 def test_a_smaller_shift_changes_the_outputs(key, less, tmp_path, monkeypatch):
     """The run can fail: `less` bytes less than the shift overwrites input bytes a later

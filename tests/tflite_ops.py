@@ -16,6 +16,7 @@ from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as sch
 
 _TYPES = {"float32": schema.TensorType.FLOAT32, "int8": schema.TensorType.INT8,
           "int16": schema.TensorType.INT16, "int32": schema.TensorType.INT32,
+          "int64": schema.TensorType.INT64,
           "resource": schema.TensorType.RESOURCE}
 
 
@@ -376,14 +377,18 @@ class Int8Net:
     shape: list[int]  # its [1, H, W, C]
     scale: float = 0.02
     count: int = 0
+    # "int16": TFLM's int16x8 (int16 activations at zero point 0, int8 weights, int64
+    # biases), at 1/256 of the int8 scale so the real values spread as far.
+    dtype: str = "int8"
 
     @classmethod
-    def start(cls, size: int, channels: int, seed: int = 0) -> Int8Net:
+    def start(cls, size: int, channels: int, seed: int = 0, dtype: str = "int8") -> Int8Net:
         g = Graph(rng=np.random.default_rng(seed))
         shape = [1, size, size, channels]
-        x = g.tensor("input", shape, "int8", scale=0.02)
+        scale = 0.02 if dtype == "int8" else 0.02 / 256
+        x = g.tensor("input", shape, dtype, scale=scale)
         g.inputs = [x]
-        return cls(g, x, shape)
+        return cls(g, x, shape, scale=scale, dtype=dtype)
 
     @classmethod
     def start_after(cls, lead: str, size: int, channels: int, seed: int = 0) -> Int8Net:
@@ -413,7 +418,8 @@ class Int8Net:
 
     def _out(self, shape, what: str) -> tuple[int, float]:
         self.count += 1
-        return self.g.tensor(f"{what}_{self.count}", shape, "int8", scale=self.scale), self.scale
+        return self.g.tensor(f"{what}_{self.count}", shape, self.dtype,
+                             scale=self.scale), self.scale
 
     def _weights(self, shape, out_c: int, accumulated: int) -> tuple[int, int]:
         # int8 inputs spread ~50 and weights ~18 (uniform in +-32): the accumulator spreads
@@ -422,9 +428,10 @@ class Int8Net:
         w_scale = float(40 / (900 * np.sqrt(accumulated)))
         w = self.g.tensor(f"w_{self.count}", shape, "int8", scale=w_scale,
                           data=self.g.rng.integers(-32, 33, size=shape, dtype=np.int8))
-        b = self.g.tensor(f"b_{self.count}", [out_c], "int32",
+        bias = "int32" if self.dtype == "int8" else "int64"
+        b = self.g.tensor(f"b_{self.count}", [out_c], bias,
                           scale=float(np.float32(self.scale)) * float(np.float32(w_scale)),
-                          data=self.g.rng.integers(-500, 500, size=[out_c], dtype=np.int32))
+                          data=self.g.rng.integers(-500, 500, size=[out_c], dtype=bias))
         return w, b
 
     def conv(self, filters: int, kernel: int = 1, stride: int = 1, *, depthwise: bool = False,
@@ -465,7 +472,7 @@ class Int8Net:
         oh, ow = (-(-h // stride), -(-w // stride)) if padding == "SAME" else \
             ((h - size) // stride + 1, (w - size) // stride + 1)
         shape = [1, oh, ow, c]
-        y = self.g.tensor(f"max_pool_{self.count}", shape, "int8", scale=self.scale)
+        y = self.g.tensor(f"max_pool_{self.count}", shape, self.dtype, scale=self.scale)
         self.count += 1
         self.g.op("MAX_POOL_2D", [self.x], [y], options=options,
                   options_type=schema.BuiltinOptions.Pool2DOptions)
@@ -478,7 +485,7 @@ class Int8Net:
         shape = [1, h + top + bottom, w + left + right, c]
         paddings = self.g.tensor(f"paddings_{self.count}", [4, 2], "int32", data=np.array(
             [[0, 0], [top, bottom], [left, right], [0, 0]], np.int32))
-        y = self.g.tensor(f"pad_{self.count}", shape, "int8", scale=self.scale)
+        y = self.g.tensor(f"pad_{self.count}", shape, self.dtype, scale=self.scale)
         self.count += 1
         self.g.op("PAD", [self.x, paddings], [y], options=schema.PadOptionsT(),
                   options_type=schema.BuiltinOptions.PadOptions)
@@ -488,7 +495,7 @@ class Int8Net:
     def add(self, other: int, other_scale: float) -> Int8Net:
         scale = max(self.scale, other_scale) * 1.5
         self.count += 1
-        y = self.g.tensor(f"add_{self.count}", self.shape, "int8", scale=scale)
+        y = self.g.tensor(f"add_{self.count}", self.shape, self.dtype, scale=scale)
         self.g.op("ADD", [self.x, other], [y], options=schema.AddOptionsT(),
                   options_type=schema.BuiltinOptions.AddOptions)
         self.x, self.scale = y, scale

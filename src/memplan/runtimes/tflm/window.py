@@ -7,7 +7,8 @@ DEPTHWISE_CONV_2D (`DepthwiseConvPerChannel`) and AVERAGE_POOL_2D / MAX_POOL_2D
 output forward in flat NHWC order (batch, out_y, out_x, output channel) and, for each
 output element, read its input window (clipped at the border) before writing that element,
 once (read in the TFLM sources `pip show tflite-micro` installs: kernels/conv.cc,
-depthwise_conv.cc, pooling_common.cc and pad.cc call these for int8). So the output may start `d`
+depthwise_conv.cc, pooling_common.cc and pad.cc call these for int8, and their int16
+instances for int16). So the output may start `d`
 bytes below its input when no element's write reaches an input byte that a later element
 still reads:
 
@@ -43,12 +44,13 @@ import numpy as np
 from . import model as tfl
 
 # Operator -> element types of its input and output a test ran it with at `shift`.
+_TESTED = frozenset({"INT8", "INT16", "FLOAT32"})
 KINDS: dict[str, frozenset[str]] = {
-    "CONV_2D": frozenset({"INT8", "FLOAT32"}),
-    "DEPTHWISE_CONV_2D": frozenset({"INT8", "FLOAT32"}),
-    "AVERAGE_POOL_2D": frozenset({"INT8", "FLOAT32"}),
-    "MAX_POOL_2D": frozenset({"INT8", "FLOAT32"}),
-    "PAD": frozenset({"INT8", "FLOAT32"}),
+    "CONV_2D": _TESTED,
+    "DEPTHWISE_CONV_2D": _TESTED,
+    "AVERAGE_POOL_2D": _TESTED,
+    "MAX_POOL_2D": _TESTED,
+    "PAD": _TESTED,
 }
 _SAME = 0  # schema.Padding.SAME (VALID is 1)
 
