@@ -20,7 +20,7 @@ from memplan.plan.order import Graph as OrderGraph  # noqa: E402
 from memplan.plan.order import Step, order_peak, search_order  # noqa: E402
 from memplan.plan.rewrites import RewriteKind, RewriteOptions, parse  # noqa: E402
 from memplan.runtimes.tflm import model as tfl  # noqa: E402
-from memplan.runtimes.tflm.inplace import KINDS  # noqa: E402
+from memplan.runtimes.tflm.inplace import KINDS, NARROWING  # noqa: E402
 
 
 def _plan(path, kinds: tuple[RewriteKind, ...], everything: bool = False):
@@ -90,7 +90,8 @@ def test_rewrite_is_not_kept_when_the_bound_does_not_drop(tmp_path):
     *((k, t.lower(), False, None) for k, kind in KINDS.items() for t in sorted(kind.types)),
     ("ADD", "float32", True, None), ("MUL", "float32", True, None),
     ("ADD", "int8", True, None), ("MAXIMUM", "int16", True, None),
-    ("QUANTIZE", "float32", False, "int8"),  # narrowing: 4 bytes in, 1 out
+    # Narrowing (4 bytes in, 1 out; ...): every pair `NARROWING` accepts.
+    *(("QUANTIZE", a.lower(), False, b.lower()) for a, b in sorted(NARROWING["QUANTIZE"])),
 ])
 def test_each_in_place_kind_runs_in_place_on_tflm(kind, dtype, constant_first, out_dtype,
                                                    tmp_path):

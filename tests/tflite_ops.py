@@ -305,8 +305,10 @@ def kernel_model(kind: str, dtype: str, *, constant_first: bool = False,
     written over its input lowers it. `out_dtype` (QUANTIZE) narrows the output."""
     g = Graph()
     # TFLM's int16 kernels take symmetric quantization only (zero point 0).
+    # int32 at a scale that maps its range (random inputs spread over it) to +-10.
     quant = {"int8": {"scale": 0.05, "zero_point": 3},
-             "int16": {"scale": 0.0005, "zero_point": 0}}.get(dtype, {})
+             "int16": {"scale": 0.0005, "zero_point": 0},
+             "int32": {"scale": 5e-9, "zero_point": 0}}.get(dtype, {})
     width, times = 128, 8  # CONCATENATION takes at most 10 inputs
     x = g.tensor("x", [1, width], dtype, **quant)
     t = _grow(g, x, width, times, dtype, quant)
@@ -314,10 +316,9 @@ def kernel_model(kind: str, dtype: str, *, constant_first: bool = False,
     fixed = {"int8": INT8_OUT, "int16": INT16_OUT}.get(dtype, {})
     if kind in fixed:
         out_quant = dict(zip(("scale", "zero_point"), fixed[kind], strict=True))
-    elif kind == "QUANTIZE" and "int8" in (dtype, out_dtype):
-        out_quant = {"scale": 0.03, "zero_point": -5}
-    elif kind == "QUANTIZE" and dtype == "int16":
-        out_quant = {"scale": 0.0003, "zero_point": 0}
+    elif kind == "QUANTIZE":
+        out_quant = {"int8": {"scale": 0.03, "zero_point": -5},
+                     "int16": {"scale": 0.0003, "zero_point": 0}}[out_dtype or dtype]
     elif kind == "HARD_SWISH" and dtype == "int8":
         out_quant = {"scale": 0.03, "zero_point": -10}  # another scale: the int8 kernel rescales
     y = g.tensor("y", [1, width * times], out_dtype or dtype, **out_quant)

@@ -17,9 +17,10 @@ outputs byte for byte with TFLM's own plan (tests/test_tflm_rewrites.py, paramet
 `KINDS`); a kind or type no test runs in place is not in `KINDS` (an int16 kernel is
 often another function than the int8 one).
 
-QUANTIZE may also narrow (float32 in, int8 out): TFLM's `AffineQuantize` (and
-`PerChannelQuantize`, `Requantize`) walks i forward, reads input element i and then writes
-output element i, whose bytes lie inside input elements 0..i, all read already.
+QUANTIZE may also narrow (float32 or int32 in, int16 or int8 out; int16 in, int8 out):
+TFLM's `AffineQuantize` (and `PerChannelQuantize`, `Requantize`) walks i forward, reads
+input element i and then writes output element i, whose bytes lie inside input elements
+0..i, all read already.
 
 Refused: a broadcast (an input shape differs from the output's), an element that widens
 (DEQUANTIZE: element i of the output would overwrite input elements not yet read), an
@@ -65,11 +66,12 @@ KINDS: dict[str, Kind] = {
     "NEG": Kind(_UNARY, frozenset({"FLOAT32"})),
     "ELU": Kind(_UNARY, frozenset({"FLOAT32", "INT8"})),
 }
-# Kind -> the (input, output) types it may narrow between (see the module's note): only
-# those a test ran in place (int16 through `Requantize` is the same forward walk, but
-# untested).
+# Kind -> the (input, output) types it may narrow between (see the module's note;
+# `AffineQuantize` from float32, `Requantize` from int32 and int16): only those a test ran
+# in place.
 NARROWING: dict[str, frozenset[tuple[str, str]]] = {
-    "QUANTIZE": frozenset({("FLOAT32", "INT8")})}
+    "QUANTIZE": frozenset({("FLOAT32", "INT8"), ("FLOAT32", "INT16"), ("INT32", "INT8"),
+                           ("INT32", "INT16"), ("INT16", "INT8")})}
 
 
 def candidate(model: tfl.TfliteModel, op: tfl.TfliteOp, shared: dict[int, int] | None = None
