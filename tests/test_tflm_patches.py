@@ -16,7 +16,14 @@ pytest.importorskip("tflite_micro")
 import tflite_ops  # noqa: E402
 
 from memplan.errors import InputError  # noqa: E402
-from memplan.plan.patches import Border, Window, windowed_rows  # noqa: E402
+from memplan.plan.patches import (  # noqa: E402
+    Border,
+    Kind,
+    StageOp,
+    Window,
+    search_grids,
+    windowed_rows,
+)
 from memplan.runtimes.tflm import interpreter as tflm  # noqa: E402
 from memplan.runtimes.tflm import model as tfl  # noqa: E402
 from memplan.runtimes.tflm import patches  # noqa: E402
@@ -304,6 +311,23 @@ def test_the_budget_is_kept():
         chosen.append(result.lower_bound_after)
     # a larger budget admits every candidate a smaller one does
     assert chosen[0] >= chosen[1] >= chosen[2] and chosen[2] < chosen[0]
+
+
+def test_the_budget_is_a_share_of_the_model_s_multiply_accumulates():
+    """A stage of 100 multiply-accumulates in a model of 1,000, with R = 0.2: 200 extra
+    are allowed, so a grid that doubles the stage (+100% of it, +10% of the model) is
+    kept and the first one past 200 extra ends the grids."""
+    stage = [StageOp(0, "conv", Kind.CONV, (0,), 1, Window(3), Window(3))]
+    extra = {2: 40, 3: 100, 4: 200, 5: 201, 6: 150}
+
+    def measure(stage, grid):
+        return 1000 - grid, 100 + extra[grid]
+
+    found = search_grids([stage], max_recompute=0.2, max_grid=6, model_macs=1000,
+                         stage_macs=lambda s: 100, measure=measure,
+                         output_size=lambda s: (8, 8))
+    assert [c.grid for c in found] == [4, 3, 2]
+    assert [c.stage_macs for c in found] == [300, 200, 140]
 
 
 def test_the_arena_objective_weighs_tflm_s_tail():

@@ -22,11 +22,12 @@ padding is the type's minimum, never larger than a real element of the window. A
 divides by the count of real elements: when it pads, the stage stops before it.
 
 The split point and grid are searched: every prefix that qualifies, every grid from 2 x 2
-up, kept when the patched stage's multiply-accumulates stay within (1 + max_recompute) of
-the original stage's and chosen by the lowest lower bound of the new schedule as memplan
-plans it (`front_end.requests`: TFLM's lifetimes and sizes, scratch included). The search
-builds each candidate with one-byte constant buffers (lifetimes, sizes and scratch do not
-read weights); the chosen one is built again with the real weights and measured.
+up, kept when the patched model's multiply-accumulates stay within (1 + max_recompute) of
+the original model's (`plan.patches.within_budget`) and chosen by the lowest lower bound
+of the new schedule as memplan plans it (`front_end.requests`: TFLM's lifetimes and sizes,
+scratch included). The search builds each candidate with one-byte constant buffers
+(lifetimes, sizes and scratch do not read weights); the chosen one is built again with the
+real weights and measured.
 """
 
 from __future__ import annotations
@@ -92,8 +93,8 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
                     path: str = "model.tflite", windowed: bool = False) -> PatchRewrite:
     """The model with its first stage run patch by patch, at the split point, grid and
     border padding (`borders`: the variants tried) that minimise `objective`, within
-    `max_recompute` more multiply-accumulates in the stage; `model` None when no candidate
-    is below the original (`reason` says why). With `rectangular`, P x Q grids (rows only
+    `max_recompute` more multiply-accumulates (a share of the model's); `model` None when no
+    candidate is below the original (`reason` says why). With `rectangular`, P x Q grids (rows only
     among them) are searched, else P x P: fewer patches carry less of TFLM's per-operator
     persistent data. `windowed` (TFLM's reference kernels: `--rewrite inplace` may write
     windowed operators below their input, `window.py`): the original and the candidate
@@ -115,7 +116,7 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
                              borders)
     if not candidates:
         return PatchRewrite(None, f"no split point and grid within {max_recompute:.0%} more "
-                            "multiply-accumulates in the stage", **unchanged)
+                            "multiply-accumulates of the model", **unchanged)
     tail = None
     if objective is Objective.BOUND:
         best, cost, original_cost = candidates[0], candidates[0].bound, before
@@ -190,7 +191,7 @@ def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max
     found = []
     for border in borders:
         found += [dataclasses.replace(c, border=border) for c in search_grids(
-            stages, max_recompute=max_recompute, max_grid=max_grid,
+            stages, max_recompute=max_recompute, max_grid=max_grid, model_macs=macs,
             stage_macs=lambda stage: _stage_macs(original, stage),
             measure=lambda stage, grid, b=border: measure(stage, grid, b),
             output_size=output_size, rectangular=rectangular)]
