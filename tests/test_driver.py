@@ -173,6 +173,30 @@ def test_a_buffer_released_in_parts_frees_its_bands_for_later_buffers():
     assert both.size == 96 and both.offsets[0] == both.offsets[5]
 
 
+def test_an_in_place_output_released_in_parts_holds_its_input_from_the_input_s_start():
+    """An add written over its dying input `a` (step 2) whose output `x` is then read
+    band by band (a stage input run patch by patch, issue 34): the group's bytes are
+    `a`'s from step 0, so `e`, live at step 1 beside `a`, may not sit over them. The
+    pieces once started at `x`'s first step and left `a`'s early steps unreserved."""
+    from memplan.buffers import Part, pieces
+    from memplan.check.offline_plan import offline_plan_problems
+
+    a = BufferRequest(0, "a", 96, 0, 3, 16)
+    x = BufferRequest(1, "x", 96, 2, 6, 16, shares_with=0,
+                      parts=(Part(0, 32, 4), Part(32, 32, 5), Part(64, 32, 6)))
+    e = BufferRequest(2, "e", 96, 1, 2, 16)
+    assert [(p.offset, p.start, p.end) for p in pieces([a, x])] == [
+        (0, 0, 4), (32, 0, 5), (64, 0, 6)]
+    [plan] = plan_arena(Arena("arena", (a, x, e), 16), time_limit=None)
+    assert plan.offsets[0] == plan.offsets[1]
+    assert plan.offsets[2] >= plan.offsets[0] + 96 or plan.offsets[0] >= plan.offsets[2] + 96
+    assert plan.size == plan.lower_bound == 192
+    assert offline_plan_problems([a, x, e], dict(plan.offsets), 16) == []
+    # `e` over `a` while both live is caught by the offline-plan check
+    assert any("overlap" in p for p in offline_plan_problems(
+        [a, x, e], {0: 0, 1: 0, 2: 0}, 16))
+
+
 def test_rigid_groups_are_placed_by_first_fit_not_stacked_at_the_base():
     """Two images released in three bands each, live one after the other, each band's
     bytes reused by the outputs made after it dies. Stacked from the base the second

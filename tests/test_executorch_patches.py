@@ -204,3 +204,22 @@ def test_the_stage_input_is_released_in_parts_with_the_same_bytes():
     inputs = [torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(1))]
     assert identical(run(lower(original, Planner.GREEDY).program, inputs),
                      run(parts.program, inputs))
+
+
+def test_an_in_place_output_released_in_parts_keeps_its_input_s_bytes_with_the_same_bytes():
+    """Patches, in-place outputs and parts together (`--rewrite all` on MobileNetV2 1.0,
+    issue 34): each patch's relu is written over its convolution's output and then read
+    through slices (the residual add's crop), so it is released in parts. Its bytes are
+    the convolution's from the convolution's first step; a plan that reserved them from
+    the relu's only put another patch tensor over the live convolution output, which the
+    lowering's own check refused."""
+    from memplan.runtimes.executorch.front_end import memplan_planner
+
+    original = _export(Residual(), 32)
+    done = patches.rewrite_at(original, 6, 2)
+    lowered = lower(done.model, Planner.MEMPLAN, arena_planner=memplan_planner(time_limit=None),
+                    in_place=True, parts=True)
+    assert lowered.released and any(d.kernel == "relu.out" for d in lowered.in_place)
+    inputs = [torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(1))]
+    assert identical(run(lower(original, Planner.GREEDY).program, inputs),
+                     run(lowered.program, inputs))

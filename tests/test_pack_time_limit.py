@@ -54,7 +54,12 @@ def test_a_time_limit_never_raises_the_peak(problem, limit, minimize, cheap_from
         limited = pack(Problem(problem.buffers, problem.capacity),
                        PackOptions(exact=True, minimize=minimize, time_limit=limit))
     validate(limited.problem, limited.solution, check_capacity=False)
-    assert limited.peak <= without
+    if problem.capacity is not None and not minimize and without <= problem.capacity:
+        # Fitting a capacity, the greedy start stops at its first strategy that fits
+        # (search/start.py): the answer is a fit, not the lowest of every strategy.
+        assert limited.fits
+    else:
+        assert limited.peak <= without
 
 
 @given(programs())

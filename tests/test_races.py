@@ -70,13 +70,19 @@ def test_ctrl_c_in_a_kernel_is_held_until_it_returns() -> None:
     from memplan.pack.kernels import held_interrupts
 
     reached = []
-    with pytest.raises(KeyboardInterrupt):
-        with held_interrupts():
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)  # the handler runs here, in the main thread
-            reached.append(True)
-    assert reached == [True]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # Python installs this handler only when SIGINT is not ignored at start-up; a run
+    # started in the background (`nohup`, `&` in a script) inherits SIG_IGN.
+    given = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with held_interrupts():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # the handler runs here, in the main thread
+                reached.append(True)
+        assert reached == [True]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, given)
 
 
 def test_ctrl_c_during_the_search_is_an_interruption() -> None:

@@ -8,7 +8,9 @@ the front end's own step numbering.
 A buffer released in parts: a buffer whose byte ranges die at different steps (a stage
 input read patch by patch: a row band is dead once the last patch slicing it has run)
 carries `parts`, each a byte range of it and the step its bytes die. The driver plans
-such a buffer (alone in its share group) as one rectangle per part, the rectangles kept
+such a buffer (alone in its share group, or with sharers inside its bytes: a part is then
+held from the first step of any member over it, such as the input an in-place output is
+written over, to the last) as one rectangle per part, the rectangles kept
 at their relative offsets (a rigid group, `pack.rigid`: placed by first fit over time x
 address among the other buffers, then pinned), so later buffers reuse the bands freed;
 the lower bound and the offline-plan check count the rectangles (`pieces`). The runtime
@@ -118,10 +120,10 @@ def staggered(group: Sequence[BufferRequest]) -> bool:
 def pieces(group: Sequence[BufferRequest]) -> list[Piece]:
     """The rectangles a share group packs as, each at a fixed offset from the group's
     block start, pairwise apart in time: one per part of a buffer released in parts (a
-    part held longer by a sharer inside it lives as long); for a `staggered` group, one
-    per stretch of steps over which the same members are live, spanning those members'
-    bytes (the lowest start to the highest end), so each member holds its place only
-    while it lives; else the group's one block (`merged`)."""
+    part a sharer inside it holds earlier or longer lives as long); for a `staggered`
+    group, one per stretch of steps over which the same members are live, spanning those
+    members' bytes (the lowest start to the highest end), so each member holds its place
+    only while it lives; else the group's one block (`merged`)."""
     if staggered(group):
         return _staggered_pieces(group)
     if released_in_parts(group):
@@ -129,10 +131,13 @@ def pieces(group: Sequence[BufferRequest]) -> list[Piece]:
         at = group_offsets(group)
         found = []
         for p in root.parts:
-            end = max([p.end, *(b.end for b in group if b is not root and b.packed_size
-                                and at[b.key] < p.offset + p.size
-                                and p.offset < at[b.key] + b.packed_size)])
-            found.append(Piece(p.offset, p.size, root.start, max(end, root.start + 1)))
+            over = [b for b in group if b is not root and b.packed_size
+                    and at[b.key] < p.offset + p.size and p.offset < at[b.key] + b.packed_size]
+            # A sharer made before the root (the input an in-place root is written over)
+            # holds these bytes from its own first step.
+            start = min([root.start, *(b.start for b in over)])
+            end = max([p.end, *(b.end for b in over)])
+            found.append(Piece(p.offset, p.size, start, max(end, start + 1)))
         return found
     whole = merged(group)
     return [Piece(0, whole.packed_size, *whole.lifetime)]

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ...errors import BudgetError
 from ...plan.contract import ModelView
 from ...plan.rewrites import Candidate, RewriteOptions
 from .patches import rewrite_patches
@@ -51,12 +50,7 @@ def inplace(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
     from .front_end import memplan_planner
 
     candidate = _view(view, view.source.exported, in_place=True)
-    try:
-        lowered, _ = fe.lower(candidate, memplan_planner(view.source.pools, time_limit=None))
-    except BudgetError as err:
-        # memplan's check of the lowered plan refused it (two live tensors sharing bytes):
-        # the rewrite is left out, what the rewrites before it did is kept.
-        return f"in-place outputs not planned: {err}"
+    lowered, _ = fe.lower(candidate, memplan_planner(view.source.pools, time_limit=None))
     shared = lowered.source.algorithm.shared
     if not shared:
         return "no operator writes over an input that dies there with the same shape, " \
