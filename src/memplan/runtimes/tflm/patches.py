@@ -90,7 +90,8 @@ class Objective(enum.Enum):
 def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int = MAX_GRID,
                     objective: Objective = Objective.ARENA, rectangular: bool = True,
                     borders: tuple[Border, ...] = tuple(Border),
-                    path: str = "model.tflite", windowed: bool = False) -> PatchRewrite:
+                    path: str = "model.tflite", windowed: bool = False,
+                    prune: bool = True) -> PatchRewrite:
     """The model with its first stage run patch by patch, at the split point, grid and
     border padding (`borders`: the variants tried) that minimise `objective`, within
     `max_recompute` more multiply-accumulates (a share of the model's); `model` None when no
@@ -100,7 +101,8 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
     windowed operators below their input, `window.py`): the original and the candidate
     chosen are weighed with those, so a patch rewrite is not taken where the operators
     written over their input alone do better (the candidates are ranked without them:
-    choosing them per candidate costs a plan per operator)."""
+    choosing them per candidate costs a plan per operator). `prune` False allocates every
+    candidate on TFLM's interpreter (what the pruned search must match)."""
     original = tfl._unpack(model, path)
     before = schedule_bound(model, path)
     macs = model_macs(original)
@@ -112,8 +114,9 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
                             "first or after leading layout operators, reads one [1, H, W, C] "
                             "tensor and hands one tensor on",
                             **unchanged)
+    floors: dict[tuple, int] = {}
     candidates = _candidates(original, stages, max_recompute, max_grid, path, rectangular,
-                             borders)
+                             borders, floors)
     if not candidates:
         return PatchRewrite(None, f"no split point and grid within {max_recompute:.0%} more "
                             "multiply-accumulates of the model", **unchanged)
@@ -130,9 +133,17 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
                                 **unchanged)
         best, cost, original_cost = None, None, planned_head(model, path,
                                                              windowed=windowed) + tail
-        for c in candidates:  # by bound: a tail is never negative, so the rest cost more
-            if cost is not None and c.bound >= cost:
-                break
+        for c in candidates:
+            # A candidate's total is at least its head's floor (the bound with the in-place
+            # operators `planned_head` writes: no plan is below it) plus the original's
+            # tail: the patched model keeps every operator and tensor outside the stage and
+            # at least one copy of each stage operator with its weights, and TFLM's tail is
+            # per-operator and per-tensor records plus each kernel's data, so it never
+            # shrinks (measured: benchmarks.md, "Pruning the patch search"). A candidate
+            # at or above the best total cannot win (ties go to the earlier one): skipped
+            # unbuilt. The floor is not monotone in the candidates' order, so no break.
+            if prune and cost is not None and floors[_key(c)] + tail >= cost:
+                continue
             try:
                 data = _packed(_patch(original, c.stage, c.grid, c.border), model)
                 total = planned_head(data, path) + allocation(data).tail
@@ -144,7 +155,7 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
             return PatchRewrite(None, "TFLM's interpreter allocates no candidate", **unchanged,
                                 tail_before=tail, tail_after=tail)
         if windowed and cost >= original_cost:
-            data = _packed(_patch(original, best.stage, best.grid), model)
+            data = _packed(_patch(original, best.stage, best.grid, best.border), model)
             cost = planned_head(data, path, windowed=True) + allocation(data).tail
     if cost >= original_cost:
         what = "lower bound" if objective is Objective.BOUND else \
@@ -166,11 +177,19 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
         None if tail is None else allocation(data).tail, best.stage[0].index, best.border)
 
 
+def _key(c: Candidate) -> tuple:
+    return c.stage[0].index, c.stage[-1].index, c.grid, c.border
+
+
 def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max_grid: int,
-                path: str, rectangular: bool, borders: tuple[Border, ...] = (Border.PAD,)
-                ) -> list[Candidate]:
+                path: str, rectangular: bool, borders: tuple[Border, ...] = (Border.PAD,),
+                floors: dict[tuple, int] | None = None) -> list[Candidate]:
     """Every split point, grid and border padding within the budget, lowest bound (then
-    fewest multiply-accumulates) first."""
+    fewest multiply-accumulates) first; `floors`, when given, gets each candidate's
+    (`_key`) bound with the in-place operators written over their input, which no plan
+    `planned_head` makes is below."""
+    from .inplace import in_place
+
     skeleton = _without_weights(original)
     macs = model_macs(original)
 
@@ -181,8 +200,11 @@ def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max
             return None  # a patch that needs no row of some tensor: no such grid
         # Read as a packed file would be, without packing it (a flatbuffer round trip
         # through the object API costs more than the rest of the search).
-        return (_bound(tfl.model_view(patched, path)),
-                model_macs(patched) - macs + _stage_macs(original, stage))
+        view = tfl.model_view(patched, path)
+        if floors is not None:
+            floors[stage[0].index, stage[-1].index, grid, border] = \
+                _bound(in_place(view)[0])
+        return _bound(view), model_macs(patched) - macs + _stage_macs(original, stage)
 
     def output_size(stage: list[StageOp]) -> tuple[int, int]:
         shape = original.subgraphs[0].tensors[stage[-1].output].shape
