@@ -345,6 +345,50 @@ def test_the_arena_objective_weighs_tflm_s_tail():
     assert arena.tail_before == tflm.allocation(model).tail < arena.tail_after
 
 
+def test_the_pruned_search_chooses_what_allocating_every_candidate_chooses(monkeypatch):
+    """The arena search skips candidates whose floor (`patches.Floor`) is at or above the
+    best total so far: it must choose the same model as the search that builds and
+    allocates every candidate, with fewer allocations."""
+    model = tflite_ops.cnn5(48)
+    allocated = []
+    real = tflm.allocation
+
+    def counted(data, *args, **kwargs):
+        allocated.append(len(data))
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(tflm, "allocation", counted)
+    kwargs = {"max_recompute": 1.0, "max_grid": 4, "rectangular": False}
+    pruned = patches.rewrite_patches(model, **kwargs)
+    skipped = len(allocated)
+    allocated.clear()
+    every = patches.rewrite_patches(model, prune=False, **kwargs)
+    assert pruned.model is not None and pruned.model == every.model
+    assert (pruned.split_after, pruned.grid, pruned.border, pruned.tail_after) == \
+        (every.split_after, every.grid, every.border, every.tail_after)
+    assert skipped < len(allocated)
+
+
+def test_a_candidate_s_floor_is_below_its_arena():
+    """`Floor.total` (the in-place bound, the original's tail, one record per added
+    operator and tensor) is never above what the built candidate costs: memplan's planned
+    head plus TFLM's tail."""
+    model = tflite_ops.cnn5(48)
+    original = tfl._unpack(model, "m.tflite")
+    use = tflm.allocation(model)
+    assert use.per_operator > 0 and use.per_tensor > 0
+    floors = {}
+    candidates = patches._candidates(original, patches.candidate_stages(original), 1.0, 3,
+                                     "m.tflite", True, tuple(Border), floors)
+    assert len(candidates) > 4
+    for c in candidates[::max(1, len(candidates) // 4)]:
+        data = patches._packed(patches._patch(original, c.stage, c.grid, c.border), model)
+        floor = floors[patches._key(c)]
+        tail = tflm.allocation(data).tail
+        assert floor.head <= patches.planned_head(data)
+        assert floor.total(use) - floor.head <= tail
+
+
 def test_a_converted_model_from_tensorflow(data):
     """tests/data/tiny_cnn_int8.tflite comes from TensorFlow's converter, not from the
     builder above."""

@@ -35,6 +35,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import enum
+from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
@@ -58,6 +59,7 @@ from ...plan.patches import (
     windowed_rows,
 )
 from . import model as tfl
+from .interpreter import ArenaUse
 
 MAX_GRID = 8  # TFLM's CONCATENATION takes at most 10 inputs
 
@@ -114,7 +116,7 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
                             "first or after leading layout operators, reads one [1, H, W, C] "
                             "tensor and hands one tensor on",
                             **unchanged)
-    floors: dict[tuple, int] = {}
+    floors: dict[tuple, Floor] = {}
     candidates = _candidates(original, stages, max_recompute, max_grid, path, rectangular,
                              borders, floors)
     if not candidates:
@@ -127,26 +129,27 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
         from .interpreter import CannotRun, allocation
 
         try:
-            tail = allocation(model).tail
+            use = allocation(model)
         except CannotRun as err:
             return PatchRewrite(None, f"TFLM's interpreter cannot allocate the model: {err}",
                                 **unchanged)
+        tail = use.tail
         best, cost, original_cost = None, None, planned_head(model, path,
                                                              windowed=windowed) + tail
         for c in candidates:
-            # A candidate's total is at least its head's floor (the bound with the in-place
-            # operators `planned_head` writes: no plan is below it) plus the original's
-            # tail: the patched model keeps every operator and tensor outside the stage and
-            # at least one copy of each stage operator with its weights, and TFLM's tail is
-            # per-operator and per-tensor records plus each kernel's data, so it never
-            # shrinks (measured: benchmarks.md, "Pruning the patch search"). A candidate
-            # at or above the best total cannot win (ties go to the earlier one): skipped
-            # unbuilt. The floor is not monotone in the candidates' order, so no break.
-            if prune and cost is not None and floors[_key(c)] + tail >= cost:
+            # A candidate at or above the best total cannot win (ties go to the earlier):
+            # skipped unbuilt when its floor (`Floor.total`) is, or unplanned when its
+            # head's floor plus its tail is. The floor is not monotone in the candidates'
+            # order, so no break.
+            floor = floors[_key(c)]
+            if prune and cost is not None and floor.total(use) >= cost:
                 continue
             try:
                 data = _packed(_patch(original, c.stage, c.grid, c.border), model)
-                total = planned_head(data, path) + allocation(data).tail
+                got = allocation(data).tail
+                if prune and cost is not None and floor.head + got >= cost:
+                    continue
+                total = planned_head(data, path) + got
             except CannotRun:
                 continue  # never chosen: a rewrite TFLM cannot run is no rewrite
             if cost is None or total < cost:
@@ -181,13 +184,36 @@ def _key(c: Candidate) -> tuple:
     return c.stage[0].index, c.stage[-1].index, c.grid, c.border
 
 
+@dataclass(frozen=True)
+class Floor:
+    """What a candidate's arena cannot go below, known before it is built with its weights
+    and allocated on TFLM's interpreter."""
+
+    head: int  # its bound with the in-place operators `planned_head` writes: no plan is lower
+    operators: int  # more than the original's (each patch's copies, slices, pads, joins)
+    tensors: int  # more than the original's
+
+    def total(self, original: ArenaUse) -> int:
+        """The head's floor plus the tail's: the original's tail, plus one
+        NodeAndRegistration per operator and one TfLiteEvalTensor per tensor added (TFLM
+        allocates both arrays by count). The original's tail is a floor because the
+        patched model keeps every operator and tensor outside the stage and at least one
+        copy of each stage operator, same weights and channels, so each kernel's
+        persistent data is there at least once. Not so for a stage's explicit PAD, which
+        the patches may drop (`_describe_pad`): its OpData is not counted apart, and the
+        patches' extra convolutions (their per-channel data) outweigh it; checked by
+        measurement on candidates of several models (benchmarks.md, "Pruning the patch
+        search"), not proven."""
+        return self.head + original.tail + self.operators * original.per_operator \
+            + self.tensors * original.per_tensor
+
+
 def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max_grid: int,
                 path: str, rectangular: bool, borders: tuple[Border, ...] = (Border.PAD,),
-                floors: dict[tuple, int] | None = None) -> list[Candidate]:
+                floors: dict[tuple, Floor] | None = None) -> list[Candidate]:
     """Every split point, grid and border padding within the budget, lowest bound (then
     fewest multiply-accumulates) first; `floors`, when given, gets each candidate's
-    (`_key`) bound with the in-place operators written over their input, which no plan
-    `planned_head` makes is below."""
+    `Floor` (by `_key`)."""
     from .inplace import in_place
 
     skeleton = _without_weights(original)
@@ -202,8 +228,10 @@ def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max
         # through the object API costs more than the rest of the search).
         view = tfl.model_view(patched, path)
         if floors is not None:
-            floors[stage[0].index, stage[-1].index, grid, border] = \
-                _bound(in_place(view)[0])
+            was, now = original.subgraphs[0], patched.subgraphs[0]
+            floors[stage[0].index, stage[-1].index, grid, border] = Floor(
+                _bound(in_place(view)[0]), len(now.operators) - len(was.operators),
+                len(now.tensors) - len(was.tensors))
         return _bound(view), model_macs(patched) - macs + _stage_macs(original, stage)
 
     def output_size(stage: list[StageOp]) -> tuple[int, int]:
