@@ -201,9 +201,9 @@ class Floor:
         copy of each stage operator, same weights and channels, so each kernel's
         persistent data is there at least once. Not so for a stage's explicit PAD, which
         the patches may drop (`_describe_pad`): its OpData is not counted apart, and the
-        patches' extra convolutions (their per-channel data) outweigh it; checked by
-        measurement on candidates of several models (benchmarks.md, "Pruning the patch
-        search"), not proven."""
+        patches' extra convolutions (their per-channel data) outweigh it; checked on
+        cnn5's candidates (tests/test_tflm_patches.py), not proven, and not yet measured
+        on the real models' candidates."""
         return self.head + original.tail + self.operators * original.per_operator \
             + self.tensors * original.per_tensor
 
