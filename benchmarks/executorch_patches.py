@@ -75,7 +75,7 @@ def row(name: str, build, size: int, max_recompute: float, graph_fixes: bool) ->
     same = identical(run(before.program, inputs), run(after.program, inputs))
     rows, cols = result.grid
     return (name, f"{result.split_tensor} (#{result.split_after})", f"{rows}x{cols}",
-            result.macs_before, result.macs_after, f"{result.recompute:.1%}",
+            result.macs_before, result.macs_after, f"{result.stage_recompute:.1%}",
             f"{result.macs_after / result.macs_before - 1:.1%}", before.bound(), after.bound(),
             f"{after.bound() / before.bound():.3f}", before.total, after.total,
             f"{after.total / before.total:.3f}", "yes" if same else "NO",

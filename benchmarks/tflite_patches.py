@@ -90,7 +90,7 @@ def row(name: str, data: bytes, max_recompute: float, objective: patches.Objecti
     return (name, short(result.split_tensor), f"{rows}x{cols} {result.border.value}",
             result.macs_before,
             result.macs_after,
-            f"{result.recompute:.1%}", f"{result.macs_after / result.macs_before - 1:.1%}",
+            f"{result.stage_recompute:.1%}", f"{result.recompute:.1%}",
             result.lower_bound_before, result.lower_bound_after,
             f"{result.lower_bound_after / result.lower_bound_before:.2f}",
             heads[0], heads[1], arenas[0], arenas[1], f"{arenas[1] / arenas[0]:.2f}",

@@ -16,7 +16,14 @@ pytest.importorskip("tflite_micro")
 import tflite_ops  # noqa: E402
 
 from memplan.errors import InputError  # noqa: E402
-from memplan.plan.patches import Border, Window, windowed_rows  # noqa: E402
+from memplan.plan.patches import (  # noqa: E402
+    Border,
+    Kind,
+    StageOp,
+    Window,
+    search_grids,
+    windowed_rows,
+)
 from memplan.runtimes.tflm import interpreter as tflm  # noqa: E402
 from memplan.runtimes.tflm import model as tfl  # noqa: E402
 from memplan.runtimes.tflm import patches  # noqa: E402
@@ -306,6 +313,23 @@ def test_the_budget_is_kept():
     assert chosen[0] >= chosen[1] >= chosen[2] and chosen[2] < chosen[0]
 
 
+def test_the_budget_is_a_share_of_the_model_s_multiply_accumulates():
+    """A stage of 100 multiply-accumulates in a model of 1,000, with R = 0.2: 200 extra
+    are allowed, so a grid that doubles the stage (+100% of it, +10% of the model) is
+    kept and the first one past 200 extra ends the grids."""
+    stage = [StageOp(0, "conv", Kind.CONV, (0,), 1, Window(3), Window(3))]
+    extra = {2: 40, 3: 100, 4: 200, 5: 201, 6: 150}
+
+    def measure(stage, grid):
+        return 1000 - grid, 100 + extra[grid]
+
+    found = search_grids([stage], max_recompute=0.2, max_grid=6, model_macs=1000,
+                         stage_macs=lambda s: 100, measure=measure,
+                         output_size=lambda s: (8, 8))
+    assert [c.grid for c in found] == [4, 3, 2]
+    assert [c.stage_macs for c in found] == [300, 200, 140]
+
+
 def test_the_arena_objective_weighs_tflm_s_tail():
     """Each patch adds operators, and TFLM keeps persistent data per operator: minimising
     the head's bound alone picks a finer grid than minimising the planned head plus that
@@ -319,6 +343,50 @@ def test_the_arena_objective_weighs_tflm_s_tail():
     assert patches.planned_head(arena.model) + arena.tail_after <= \
         patches.planned_head(head.model) + head_tail
     assert arena.tail_before == tflm.allocation(model).tail < arena.tail_after
+
+
+def test_the_pruned_search_chooses_what_allocating_every_candidate_chooses(monkeypatch):
+    """The arena search skips candidates whose floor (`patches.Floor`) is at or above the
+    best total so far: it must choose the same model as the search that builds and
+    allocates every candidate, with fewer allocations."""
+    model = tflite_ops.cnn5(48)
+    allocated = []
+    real = tflm.allocation
+
+    def counted(data, *args, **kwargs):
+        allocated.append(len(data))
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr(tflm, "allocation", counted)
+    kwargs = {"max_recompute": 1.0, "max_grid": 4, "rectangular": False}
+    pruned = patches.rewrite_patches(model, **kwargs)
+    skipped = len(allocated)
+    allocated.clear()
+    every = patches.rewrite_patches(model, prune=False, **kwargs)
+    assert pruned.model is not None and pruned.model == every.model
+    assert (pruned.split_after, pruned.grid, pruned.border, pruned.tail_after) == \
+        (every.split_after, every.grid, every.border, every.tail_after)
+    assert skipped < len(allocated)
+
+
+def test_a_candidate_s_floor_is_below_its_arena():
+    """`Floor.total` (the in-place bound, the original's tail, one record per added
+    operator and tensor) is never above what the built candidate costs: memplan's planned
+    head plus TFLM's tail."""
+    model = tflite_ops.cnn5(48)
+    original = tfl._unpack(model, "m.tflite")
+    use = tflm.allocation(model)
+    assert use.per_operator > 0 and use.per_tensor > 0
+    floors = {}
+    candidates = patches._candidates(original, patches.candidate_stages(original), 1.0, 3,
+                                     "m.tflite", True, tuple(Border), floors)
+    assert len(candidates) > 4
+    for c in candidates[::max(1, len(candidates) // 4)]:
+        data = patches._packed(patches._patch(original, c.stage, c.grid, c.border), model)
+        floor = floors[patches._key(c)]
+        tail = tflm.allocation(data).tail
+        assert floor.head <= patches.planned_head(data)
+        assert floor.total(use) - floor.head <= tail
 
 
 def test_a_converted_model_from_tensorflow(data):

@@ -76,8 +76,8 @@ def add_command(commands: argparse._SubParsersAction) -> None:
                    "written model is kept only once a run shows the same outputs (.tflite, and "
                    "any rewritten model)")
     p.add_argument("--max-recompute", type=float, default=0.2, metavar="R",
-                   help="--rewrite patches: at most this share more multiply-accumulates "
-                   "(default 0.2)")
+                   help="--rewrite patches: the patched model's multiply-accumulates at "
+                   "most (1 + R) times the original model's (default 0.2)")
     p.set_defaults(run=run)
 
 

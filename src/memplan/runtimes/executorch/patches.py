@@ -50,6 +50,7 @@ from ...plan.patches import (
     regions,
     search_grids,
     whole_macs,
+    within_budget,
 )
 
 MAX_GRID = 8
@@ -477,8 +478,8 @@ def export_graph(p: _Program, graph: torch.fx.Graph, env: dict[Any, Any]) -> Any
 def rewrite_patches(exported: Any, *, max_recompute: float = 0.2,
                     max_grid: int = MAX_GRID) -> PatchRewrite:
     """The program with its first stage run patch by patch, at the split point and grid
-    with the lowest bound within `max_recompute` more multiply-accumulates in the stage;
-    `model` None when no candidate is below the original (`reason` says why)."""
+    with the lowest bound within `max_recompute` more multiply-accumulates (a share of the
+    model's); `model` None when no candidate is below the original (`reason` says why)."""
     p = _Program(exported)
     sig = exported.graph_signature
     if sig.buffers_to_mutate or getattr(sig, "user_inputs_to_mutate", None):
@@ -500,19 +501,20 @@ def rewrite_patches(exported: Any, *, max_recompute: float = 0.2,
         return {i: p.shape(p.node(i))[2:] for op in stage for i in (*op.inputs, op.output)}
 
     def measure(stage: list[StageOp], grid: Grid) -> tuple[int, int]:
-        macs = patched_macs(stage, grid, shapes(stage), per_position)
-        if macs > (1 + max_recompute) * whole_macs(stage, shapes(stage), per_position):
-            return 0, macs  # over the budget: the search stops here, the graph unbuilt
+        patched = patched_macs(stage, grid, shapes(stage), per_position)
+        if not within_budget(patched - whole_macs(stage, shapes(stage), per_position), macs,
+                             max_recompute):
+            return 0, patched  # over the budget: the search stops here, the graph unbuilt
         built = _patched(p, keyed[tuple(o.index for o in stage)], grid)
-        return _bound(built, p), macs
+        return _bound(built, p), patched
 
     candidates = search_grids(
-        stages, max_recompute=max_recompute, max_grid=max_grid,
+        stages, max_recompute=max_recompute, max_grid=max_grid, model_macs=macs,
         stage_macs=lambda s: whole_macs(s, shapes(s), per_position), measure=measure,
         output_size=lambda s: p.shape(p.node(s[-1].output))[2:], rectangular=True)
     if not candidates:
         return PatchRewrite(None, f"no split point and grid within {max_recompute:.0%} more "
-                            "multiply-accumulates in the stage", **unchanged)
+                            "multiply-accumulates of the model", **unchanged)
     best = candidates[0]
     if best.bound >= before:
         return PatchRewrite(None, f"the best candidate's bound ({best.bound:,} B) is not "

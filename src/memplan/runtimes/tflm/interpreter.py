@@ -31,6 +31,10 @@ class ArenaUse:
     head: int  # planned tensors and scratch buffers
     tail: int  # persistent allocations
     total: int
+    # Bytes TFLM's tail holds per operator (its NodeAndRegistration) and per tensor (its
+    # TfLiteEvalTensor), as the recording allocator reports them (0: not reported)
+    per_operator: int = 0
+    per_tensor: int = 0
 
 
 @dataclass(frozen=True)
@@ -193,6 +197,8 @@ def _reason(log: str) -> str:
 
 
 _USE = re.compile(r"Arena allocation (total|head|tail) (\d+) bytes")
+_RECORD = re.compile(r"'(NodeAndRegistration struct|TfLiteEvalTensor data)' used \d+ bytes "
+                     r"with alignment overhead \(requested (\d+) bytes for (\d+) ")
 
 
 def arena_use(data: bytes, arena: int, inputs: list[np.ndarray]) -> ArenaUse:
@@ -231,4 +237,8 @@ def _allocation_here(data: bytes, arena: int) -> ArenaUse:
     with captured_stderr() as log:
         _interpreter(data, arena).print_allocations()
     found = {kind: int(n) for kind, n in _USE.findall("".join(log))}
-    return ArenaUse(found.get("head", 0), found.get("tail", 0), found.get("total", 0))
+    each = {kind: int(n) // int(count) for kind, n, count in _RECORD.findall("".join(log))
+            if int(count)}
+    return ArenaUse(found.get("head", 0), found.get("tail", 0), found.get("total", 0),
+                    each.get("NodeAndRegistration struct", 0),
+                    each.get("TfLiteEvalTensor data", 0))

@@ -22,11 +22,12 @@ padding is the type's minimum, never larger than a real element of the window. A
 divides by the count of real elements: when it pads, the stage stops before it.
 
 The split point and grid are searched: every prefix that qualifies, every grid from 2 x 2
-up, kept when the patched stage's multiply-accumulates stay within (1 + max_recompute) of
-the original stage's and chosen by the lowest lower bound of the new schedule as memplan
-plans it (`front_end.requests`: TFLM's lifetimes and sizes, scratch included). The search
-builds each candidate with one-byte constant buffers (lifetimes, sizes and scratch do not
-read weights); the chosen one is built again with the real weights and measured.
+up, kept when the patched model's multiply-accumulates stay within (1 + max_recompute) of
+the original model's (`plan.patches.within_budget`) and chosen by the lowest lower bound
+of the new schedule as memplan plans it (`front_end.requests`: TFLM's lifetimes and sizes,
+scratch included). The search builds each candidate with one-byte constant buffers
+(lifetimes, sizes and scratch do not read weights); the chosen one is built again with the
+real weights and measured.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import enum
+from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
@@ -57,6 +59,7 @@ from ...plan.patches import (
     windowed_rows,
 )
 from . import model as tfl
+from .interpreter import ArenaUse
 
 MAX_GRID = 8  # TFLM's CONCATENATION takes at most 10 inputs
 
@@ -89,17 +92,19 @@ class Objective(enum.Enum):
 def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int = MAX_GRID,
                     objective: Objective = Objective.ARENA, rectangular: bool = True,
                     borders: tuple[Border, ...] = tuple(Border),
-                    path: str = "model.tflite", windowed: bool = False) -> PatchRewrite:
+                    path: str = "model.tflite", windowed: bool = False,
+                    prune: bool = True) -> PatchRewrite:
     """The model with its first stage run patch by patch, at the split point, grid and
     border padding (`borders`: the variants tried) that minimise `objective`, within
-    `max_recompute` more multiply-accumulates in the stage; `model` None when no candidate
-    is below the original (`reason` says why). With `rectangular`, P x Q grids (rows only
+    `max_recompute` more multiply-accumulates (a share of the model's); `model` None when no
+    candidate is below the original (`reason` says why). With `rectangular`, P x Q grids (rows only
     among them) are searched, else P x P: fewer patches carry less of TFLM's per-operator
     persistent data. `windowed` (TFLM's reference kernels: `--rewrite inplace` may write
     windowed operators below their input, `window.py`): the original and the candidate
     chosen are weighed with those, so a patch rewrite is not taken where the operators
     written over their input alone do better (the candidates are ranked without them:
-    choosing them per candidate costs a plan per operator)."""
+    choosing them per candidate costs a plan per operator). `prune` False allocates every
+    candidate on TFLM's interpreter (what the pruned search must match)."""
     original = tfl._unpack(model, path)
     before = schedule_bound(model, path)
     macs = model_macs(original)
@@ -111,11 +116,12 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
                             "first or after leading layout operators, reads one [1, H, W, C] "
                             "tensor and hands one tensor on",
                             **unchanged)
+    floors: dict[tuple, Floor] = {}
     candidates = _candidates(original, stages, max_recompute, max_grid, path, rectangular,
-                             borders)
+                             borders, floors)
     if not candidates:
         return PatchRewrite(None, f"no split point and grid within {max_recompute:.0%} more "
-                            "multiply-accumulates in the stage", **unchanged)
+                            "multiply-accumulates of the model", **unchanged)
     tail = None
     if objective is Objective.BOUND:
         best, cost, original_cost = candidates[0], candidates[0].bound, before
@@ -123,18 +129,27 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
         from .interpreter import CannotRun, allocation
 
         try:
-            tail = allocation(model).tail
+            use = allocation(model)
         except CannotRun as err:
             return PatchRewrite(None, f"TFLM's interpreter cannot allocate the model: {err}",
                                 **unchanged)
+        tail = use.tail
         best, cost, original_cost = None, None, planned_head(model, path,
                                                              windowed=windowed) + tail
-        for c in candidates:  # by bound: a tail is never negative, so the rest cost more
-            if cost is not None and c.bound >= cost:
-                break
+        for c in candidates:
+            # A candidate at or above the best total cannot win (ties go to the earlier):
+            # skipped unbuilt when its floor (`Floor.total`) is, or unplanned when its
+            # head's floor plus its tail is. The floor is not monotone in the candidates'
+            # order, so no break.
+            floor = floors[_key(c)]
+            if prune and cost is not None and floor.total(use) >= cost:
+                continue
             try:
                 data = _packed(_patch(original, c.stage, c.grid, c.border), model)
-                total = planned_head(data, path) + allocation(data).tail
+                got = allocation(data).tail
+                if prune and cost is not None and floor.head + got >= cost:
+                    continue
+                total = planned_head(data, path) + got
             except CannotRun:
                 continue  # never chosen: a rewrite TFLM cannot run is no rewrite
             if cost is None or total < cost:
@@ -143,7 +158,7 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
             return PatchRewrite(None, "TFLM's interpreter allocates no candidate", **unchanged,
                                 tail_before=tail, tail_after=tail)
         if windowed and cost >= original_cost:
-            data = _packed(_patch(original, best.stage, best.grid), model)
+            data = _packed(_patch(original, best.stage, best.grid, best.border), model)
             cost = planned_head(data, path, windowed=True) + allocation(data).tail
     if cost >= original_cost:
         what = "lower bound" if objective is Objective.BOUND else \
@@ -165,11 +180,42 @@ def rewrite_patches(model: bytes, *, max_recompute: float = 0.2, max_grid: int =
         None if tail is None else allocation(data).tail, best.stage[0].index, best.border)
 
 
+def _key(c: Candidate) -> tuple:
+    return c.stage[0].index, c.stage[-1].index, c.grid, c.border
+
+
+@dataclass(frozen=True)
+class Floor:
+    """What a candidate's arena cannot go below, known before it is built with its weights
+    and allocated on TFLM's interpreter."""
+
+    head: int  # its bound with the in-place operators `planned_head` writes: no plan is lower
+    operators: int  # more than the original's (each patch's copies, slices, pads, joins)
+    tensors: int  # more than the original's
+
+    def total(self, original: ArenaUse) -> int:
+        """The head's floor plus the tail's: the original's tail, plus one
+        NodeAndRegistration per operator and one TfLiteEvalTensor per tensor added (TFLM
+        allocates both arrays by count). The original's tail is a floor because the
+        patched model keeps every operator and tensor outside the stage and at least one
+        copy of each stage operator, same weights and channels, so each kernel's
+        persistent data is there at least once. Not so for a stage's explicit PAD, which
+        the patches may drop (`_describe_pad`): its OpData is not counted apart, and the
+        patches' extra convolutions (their per-channel data) outweigh it; checked on
+        cnn5's candidates (tests/test_tflm_patches.py), not proven, and not yet measured
+        on the real models' candidates."""
+        return self.head + original.tail + self.operators * original.per_operator \
+            + self.tensors * original.per_tensor
+
+
 def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max_grid: int,
-                path: str, rectangular: bool, borders: tuple[Border, ...] = (Border.PAD,)
-                ) -> list[Candidate]:
+                path: str, rectangular: bool, borders: tuple[Border, ...] = (Border.PAD,),
+                floors: dict[tuple, Floor] | None = None) -> list[Candidate]:
     """Every split point, grid and border padding within the budget, lowest bound (then
-    fewest multiply-accumulates) first."""
+    fewest multiply-accumulates) first; `floors`, when given, gets each candidate's
+    `Floor` (by `_key`)."""
+    from .inplace import in_place
+
     skeleton = _without_weights(original)
     macs = model_macs(original)
 
@@ -180,8 +226,13 @@ def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max
             return None  # a patch that needs no row of some tensor: no such grid
         # Read as a packed file would be, without packing it (a flatbuffer round trip
         # through the object API costs more than the rest of the search).
-        return (_bound(tfl.model_view(patched, path)),
-                model_macs(patched) - macs + _stage_macs(original, stage))
+        view = tfl.model_view(patched, path)
+        if floors is not None:
+            was, now = original.subgraphs[0], patched.subgraphs[0]
+            floors[stage[0].index, stage[-1].index, grid, border] = Floor(
+                _bound(in_place(view)[0]), len(now.operators) - len(was.operators),
+                len(now.tensors) - len(was.tensors))
+        return _bound(view), model_macs(patched) - macs + _stage_macs(original, stage)
 
     def output_size(stage: list[StageOp]) -> tuple[int, int]:
         shape = original.subgraphs[0].tensors[stage[-1].output].shape
@@ -190,7 +241,7 @@ def _candidates(original, stages: list[list[StageOp]], max_recompute: float, max
     found = []
     for border in borders:
         found += [dataclasses.replace(c, border=border) for c in search_grids(
-            stages, max_recompute=max_recompute, max_grid=max_grid,
+            stages, max_recompute=max_recompute, max_grid=max_grid, model_macs=macs,
             stage_macs=lambda stage: _stage_macs(original, stage),
             measure=lambda stage, grid, b=border: measure(stage, grid, b),
             output_size=output_size, rectangular=rectangular)]
