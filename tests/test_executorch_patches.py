@@ -223,3 +223,27 @@ def test_an_in_place_output_released_in_parts_keeps_its_input_s_bytes_with_the_s
     inputs = [torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(1))]
     assert identical(run(lower(original, Planner.GREEDY).program, inputs),
                      run(lowered.program, inputs))
+
+
+def test_the_search_counts_in_place_outputs_and_the_input_s_bands_as_the_lowering_plans():
+    """The grid search weighs each candidate as the driver plans it: with `--rewrite
+    inplace` asked, a relu over its convolution's dying output costs no bytes of its own;
+    the stage input read by row slices lives band by band (`parts.py`). Counting either
+    whole made the search pass over the candidates the lowered program does best with."""
+    from memplan.runtimes.executorch.front_end import memplan_planner
+
+    original = _export(_cnn3(), 32)
+    planner = memplan_planner(time_limit=None)
+    # The second convolution's 16 x 16 x 16 float32 output and its relu's: apart, or the
+    # relu over it, where the peak is that convolution's input (8 x 16 x 16) and output.
+    assert patches.rewrite_at(original, 4, 2).lower_bound_before == 2 * 16384
+    in_place = patches.rewrite_at(original, 4, (4, 1), in_place=True)
+    assert in_place.lower_bound_before == 8192 + 16384 == lower(
+        original, Planner.MEMPLAN, arena_planner=planner, in_place=True).arenas[0].lower_bound
+    lowered = lower(in_place.model, Planner.MEMPLAN, arena_planner=planner, in_place=True,
+                    parts=True)
+    assert lowered.released == 1  # the input, in bands
+    # Up to the lowering's 16-byte alignment of each tensor, no more: the input whole
+    # (12,288 B) would count a band of it again.
+    assert lowered.arenas[0].lower_bound - 16 < in_place.lower_bound_after <= \
+        lowered.arenas[0].lower_bound

@@ -24,7 +24,10 @@ only after ExecuTorch runs it with outputs equal byte for byte (`--check-run`).
 
 The search builds each candidate's graph without exporting it and takes its bound from
 the bytes each node holds, live from its node to its last reader (`plan/order.py`'s
-walk): the schedule ExecuTorch plans, before its own view aliasing.
+walk): the schedule ExecuTorch plans, before its own view aliasing, as the driver plans
+it: a tensor read only through row slices (the stage input) in bands, each live until
+its last slice (`parts.py`), and with `--rewrite inplace` asked, each output of
+`inplace.KINDS` over the input that dies there.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ from ...plan.patches import (
     whole_macs,
     within_budget,
 )
+from .inplace import KINDS as IN_PLACE_KINDS
+from .parts import MAX_PARTS
 
 MAX_GRID = 8
 aten = torch.ops.aten
@@ -78,6 +83,21 @@ _FUNCTIONAL = {
     aten.silu_.default: aten.silu.default, aten.hardswish_.default: aten.hardswish.default,
     aten.hardsigmoid_.default: aten.hardsigmoid.default, aten.clamp_.default: aten.clamp.default,
 }
+# The aten operators edge lowering turns into a kernel of `inplace.KINDS` (each kernel's
+# argument slots whose bytes the output may take): with `--rewrite inplace` asked, the
+# search weighs each candidate with those outputs over their dying inputs, as the driver
+# will plan it; without, a stage whose activations would share bytes loses to one
+# whose bound counts them apart.
+_IN_PLACE = {
+    op: IN_PLACE_KINDS[kernel] for op, kernel in (
+        (aten.relu.default, "relu.out"), (aten.hardtanh.default, "hardtanh.out"),
+        (aten.clamp.default, "clamp.out"), (aten.sigmoid.default, "sigmoid.out"),
+        (aten.tanh.default, "tanh.out"), (aten.gelu.default, "gelu.out"),
+        (aten.add.Tensor, "add.out"), (aten.sub.Tensor, "sub.out"),
+        (aten.mul.Tensor, "mul.out"),
+        (aten.batch_norm.default, "_native_batch_norm_legit_no_training.out"),
+        (aten._native_batch_norm_legit_no_training.default,
+         "_native_batch_norm_legit_no_training.out"))}
 
 
 class _Program:
@@ -296,27 +316,60 @@ class _Builder:
         self.steps: list[Step] = []
         self.buffer: dict[Any, int] = {}  # new node -> its buffer in the schedule
         self.shapes: dict[Any, tuple[int, ...]] = {}
+        self.inputs: set[int] = set()  # buffers of the graph's inputs
+        self.dims: list[tuple[int, ...] | None] = []  # per buffer, its tensor's shape
+        self.slices: dict[int, tuple[int, int, int]] = {}  # step -> (dim, start, end)
+        # Per step, the buffers whose bytes its output may take (`inplace.KINDS`).
+        self.takes: list[tuple[int, ...]] = []
 
     def _track(self, node: Any, shape: tuple[int, ...] | None, nbytes: int,
-               reads: list[Any], call: bool = True) -> None:
+               reads: list[Any], call: bool = True, target: Any = None,
+               args: tuple = ()) -> None:
         self.buffer[node] = len(self.sizes)
         self.sizes.append(nbytes)
+        self.dims.append(shape)
         if shape is not None:
             self.shapes[node] = shape
-        if call:
-            self.steps.append(Step(tuple(self.buffer[r] for r in reads if r in self.buffer),
-                                   (self.buffer[node],)))
+        if not call:
+            self.inputs.add(self.buffer[node])
+            return
+        self.steps.append(Step(tuple(self.buffer[r] for r in reads if r in self.buffer),
+                               (self.buffer[node],)))
+        self.takes.append(self._takes(target, args, shape, nbytes))
+
+    def _takes(self, target: Any, args: tuple, shape: tuple[int, ...] | None,
+               nbytes: int) -> tuple[int, ...]:
+        """The buffers of `args` an ExecuTorch kernel may write its output over, as
+        `inplace.find` decides on the lowered graph: an operand of the output's shape
+        and bytes, every operand up to the last such slot of the output's shape (a
+        broadcast is indexed apart), read once, not a graph input."""
+        slots = _IN_PLACE.get(_FUNCTIONAL.get(target, target), ())
+        if not slots or shape is None:
+            return ()
+        operands = [a for a in args[:max(slots) + 1] if isinstance(a, torch.fx.Node)]
+        if any(self.shapes.get(a) != shape for a in operands):
+            return ()
+        return tuple(self.buffer[a] for s in slots if s < len(args)
+                     for a in (args[s],) if isinstance(a, torch.fx.Node)
+                     and a in self.buffer and self.buffer[a] not in self.inputs
+                     and self.sizes[self.buffer[a]] == nbytes
+                     and sum(x is a for x in args) == 1)
 
     def call(self, target: Any, args: tuple, shape: tuple[int, ...], itemsize: int,
              reads: list[Any]) -> Any:
         node = self.graph.call_function(target, args)
-        self._track(node, shape, math.prod(shape) * itemsize, reads)
+        self._track(node, shape, math.prod(shape) * itemsize, reads, target=target,
+                    args=args)
+        if target is aten.slice.Tensor:
+            self.slices[len(self.steps) - 1] = args[1:4]
         return node
 
 
 def _patched(p: _Program, stage: list[_Described], grid: Grid) -> _Builder:
     b = _Builder(p)
     b.graph, b.env = start_graph(p)
+    b.shapes.update({b.env[n]: tuple(p.constants[n.name].shape) for n in p.nodes
+                     if p.constant(n)})
     ops = [d.op for d in stage]
     split = p.node(ops[-1].output)
     in_stage = {p.node(o.output) for o in ops}
@@ -331,7 +384,8 @@ def _patched(p: _Program, stage: list[_Described], grid: Grid) -> _Builder:
             continue
         new = b.graph.node_copy(node, lambda a: b.env[a])
         b.env[node] = new
-        b._track(new, p.shape(node), _bytes_of(node), [b.env[a] for a in node.all_input_nodes])
+        b._track(new, p.shape(node), _bytes_of(node), [b.env[a] for a in node.all_input_nodes],
+                 target=node.target, args=new.args)
     return b
 
 
@@ -426,22 +480,96 @@ def _patch_args(b: _Builder, node: Any, op: StageOp, replaced: dict[Any, Any]) -
     return tuple(args)
 
 
-def _bound(b: _Builder, p: _Program) -> int:
+def _bound(b: _Builder, p: _Program, in_place: bool = False) -> int:
     outputs = frozenset(b.buffer[b.env[a]] for n in p.nodes if n.op == "output"
                         for a in n.all_input_nodes if b.env.get(a) in b.buffer)
-    graph = Graph(tuple(b.steps), tuple(b.sizes), outputs)
+    steps = tuple(b.steps)
+    if in_place:
+        steps, outputs = _shared(b, outputs)
+    steps, sizes = _banded(b, steps, outputs)
+    graph = Graph(steps, sizes, outputs)
     return order_peak(graph, range(len(graph.steps)))
 
 
-def _original_bound(p: _Program) -> int:
+def _banded(b: _Builder, steps: tuple[Step, ...], outputs: frozenset[int]
+            ) -> tuple[tuple[Step, ...], tuple[int, ...]]:
+    """The schedule with each tensor read only through slices along its height split
+    into row bands, each live until the last slice reading it, as the lowering plans it
+    (`parts.py`: one part per channel and band; more than `MAX_PARTS`, whole): the stage
+    input's bands done are free for the patches after."""
+    readers: dict[int, list[int]] = {}
+    for i, step in enumerate(steps):
+        for r in step.reads:
+            readers.setdefault(r, []).append(i)
+    steps_out, sizes = list(steps), list(b.sizes)
+    for buf, reading in readers.items():
+        shape = b.dims[buf]
+        cuts = [b.slices.get(i) for i in reading]
+        if buf in outputs or shape is None or len(shape) != 4 or any(
+                c is None or c[0] != 2 or steps[i].reads != (buf,)
+                for i, c in zip(reading, cuts, strict=True)):
+            continue
+        height = shape[2]
+        death = [-1] * height
+        for i, (_, lo, hi) in zip(reading, cuts, strict=True):
+            for row in range(max(0, lo), min(hi, height)):
+                death[row] = max(death[row], i)
+        bands: list[list[int]] = []  # [first row, rows, last reader]
+        for row, last in enumerate(death):
+            if bands and bands[-1][2] == last:
+                bands[-1][1] += 1
+            else:
+                bands.append([row, 1, last])
+        if len(bands) < 2 or len(bands) * shape[0] * shape[1] > MAX_PARTS:
+            continue
+        made = []
+        for _, rows, _ in bands:
+            made.append(len(sizes))
+            sizes.append(sizes[buf] // height * rows)
+        for i, (_, lo, hi) in zip(reading, cuts, strict=True):
+            steps_out[i] = Step(tuple(m for m, (first, rows, _) in zip(made, bands,
+                                                                       strict=True)
+                                      if first < hi and first + rows > lo),
+                                steps_out[i].writes, steps_out[i].scratch)
+        for i, step in enumerate(steps_out):
+            if buf in step.writes:
+                steps_out[i] = Step(step.reads, tuple(w for w in step.writes if w != buf)
+                                    + tuple(made), step.scratch)
+    return tuple(steps_out), tuple(sizes)
+
+
+def _shared(b: _Builder, outputs: frozenset[int]) -> tuple[tuple[Step, ...], frozenset[int]]:
+    """The schedule with each output that may take a dying input's bytes (`_Builder.takes`)
+    merged into that input: its step writes nothing, its readers read the input, which
+    lives on to the last of them (a chain ends in its first tensor)."""
+    last: dict[int, int] = {}
+    for i, step in enumerate(b.steps):
+        for r in step.reads:
+            last[r] = i
+    root: dict[int, int] = {}
+    for i, (step, takes) in enumerate(zip(b.steps, b.takes, strict=True)):
+        out = step.writes[0]
+        # Merged earlier members of the input's chain all died before this step.
+        taken = next((t for t in takes if last.get(t) == i and t not in outputs), None)
+        if taken is not None and out not in outputs:
+            root[out] = root.get(taken, taken)
+    steps = tuple(Step(tuple(dict.fromkeys(root.get(r, r) for r in s.reads)),
+                       tuple(w for w in s.writes if w not in root), s.scratch)
+                  for s in b.steps)
+    return steps, frozenset(root.get(o, o) for o in outputs)
+
+
+def _original_bound(p: _Program, in_place: bool = False) -> int:
     b = _Builder(p)
+    b.shapes.update({n: tuple(p.constants[n.name].shape) for n in p.nodes if p.constant(n)})
     for node in p.nodes:
         b.env[node] = node
         if node.op == "placeholder" and not p.constant(node):
             b._track(node, p.shape(node), _bytes_of(node), [], call=False)
         elif node.op == "call_function":
-            b._track(node, p.shape(node), _bytes_of(node), list(node.all_input_nodes))
-    return _bound(b, p)
+            b._track(node, p.shape(node), _bytes_of(node), list(node.all_input_nodes),
+                     target=node.target, args=node.args)
+    return _bound(b, p, in_place)
 
 
 def start_graph(p: _Program) -> tuple[torch.fx.Graph, dict[Any, Any]]:
@@ -476,16 +604,18 @@ def export_graph(p: _Program, graph: torch.fx.Graph, env: dict[Any, Any]) -> Any
 
 
 def rewrite_patches(exported: Any, *, max_recompute: float = 0.2,
-                    max_grid: int = MAX_GRID) -> PatchRewrite:
+                    max_grid: int = MAX_GRID, in_place: bool = False) -> PatchRewrite:
     """The program with its first stage run patch by patch, at the split point and grid
     with the lowest bound within `max_recompute` more multiply-accumulates (a share of the
-    model's); `model` None when no candidate is below the original (`reason` says why)."""
+    model's); `model` None when no candidate is below the original (`reason` says why).
+    `in_place`: bounds (the original's and each candidate's) count the outputs `--rewrite
+    inplace` may write over their dying inputs in those inputs' bytes."""
     p = _Program(exported)
     sig = exported.graph_signature
     if sig.buffers_to_mutate or getattr(sig, "user_inputs_to_mutate", None):
         return PatchRewrite(None, "the program writes over a buffer or an input")
     macs = model_macs(p)
-    before = _original_bound(p)
+    before = _original_bound(p, in_place)
     unchanged = {"macs_before": macs, "macs_after": macs, "lower_bound_before": before,
                  "lower_bound_after": before}
     described = candidate_stages(p)
@@ -506,7 +636,7 @@ def rewrite_patches(exported: Any, *, max_recompute: float = 0.2,
                              max_recompute):
             return 0, patched  # over the budget: the search stops here, the graph unbuilt
         built = _patched(p, keyed[tuple(o.index for o in stage)], grid)
-        return _bound(built, p), patched
+        return _bound(built, p, in_place), patched
 
     candidates = search_grids(
         stages, max_recompute=max_recompute, max_grid=max_grid, model_macs=macs,
@@ -520,17 +650,17 @@ def rewrite_patches(exported: Any, *, max_recompute: float = 0.2,
         return PatchRewrite(None, f"the best candidate's bound ({best.bound:,} B) is not "
                             f"below the original's ({before:,} B)", **unchanged)
     return _chosen(p, keyed[tuple(o.index for o in best.stage)], best.grid, macs, before,
-                   per_position)
+                   per_position, in_place)
 
 
 def _chosen(p: _Program, stage: list[_Described], grid: Grid, macs: int, before: int,
-            per_position: dict[int, int]) -> PatchRewrite:
+            per_position: dict[int, int], in_place: bool = False) -> PatchRewrite:
     ops = [d.op for d in stage]
     shapes = {i: p.shape(p.node(i))[2:] for op in ops for i in (*op.inputs, op.output)}
     whole = whole_macs(ops, shapes, per_position)
     after = patched_macs(ops, grid, shapes, per_position)
     built = _patched(p, stage, grid)
-    bound = _bound(built, p)
+    bound = _bound(built, p, in_place)
     split = p.node(ops[-1].output)
     rows, cols = grid_shape(grid)
     return PatchRewrite(export_graph(p, built.graph, built.env),
@@ -539,9 +669,11 @@ def _chosen(p: _Program, stage: list[_Described], grid: Grid, macs: int, before:
                         (rows, cols), macs, macs - whole + after, whole, after, before, bound)
 
 
-def rewrite_at(exported: Any, split_after: int, grid: Grid) -> PatchRewrite:
+def rewrite_at(exported: Any, split_after: int, grid: Grid, in_place: bool = False
+               ) -> PatchRewrite:
     """The program with call nodes 0..`split_after` run as the grid's patches (P x P, or
-    (rows, columns)), whatever it costs; ValueError when that prefix is not a stage."""
+    (rows, columns)), whatever it costs; ValueError when that prefix is not a stage.
+    `in_place` as `rewrite_patches`'s."""
     p = _Program(exported)
     for stage in candidate_stages(p):
         if p.calls.index(p.node(stage[-1].op.output)) == split_after:
@@ -550,5 +682,6 @@ def rewrite_at(exported: Any, split_after: int, grid: Grid) -> PatchRewrite:
             if not (1 <= rows <= height and 1 <= cols <= width):
                 raise ValueError(f"a {rows} x {cols} grid on a {height} x {width} output")
             per_position = {d.op.index: d.macs_per_position for d in stage}
-            return _chosen(p, stage, grid, model_macs(p), _original_bound(p), per_position)
+            return _chosen(p, stage, grid, model_macs(p), _original_bound(p, in_place),
+                           per_position, in_place)
     raise ValueError(f"operators 0..{split_after} are not a stage that runs patch by patch")

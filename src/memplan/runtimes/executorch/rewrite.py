@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ...plan.contract import ModelView
-from ...plan.rewrites import Candidate, RewriteOptions
+from ...plan.rewrites import Candidate, RewriteKind, RewriteOptions
 from .patches import rewrite_patches
 from .reorder import better_order
 
@@ -22,7 +22,8 @@ def patches(fe: ExecutorchFrontEnd, view: ModelView, options: RewriteOptions
     """Patch-by-patch execution of the first stage (`patches.py`), within
     `--max-recompute` more multiply-accumulates in the stage."""
     source = view.source
-    found = rewrite_patches(source.exported, max_recompute=options.max_recompute)
+    found = rewrite_patches(source.exported, max_recompute=options.max_recompute,
+                            in_place=RewriteKind.INPLACE in options.kinds)
     if found.model is None:
         return found.reason
     said = found.said("call nodes", "bytes live at once") + " (before ExecuTorch's lowering)"
